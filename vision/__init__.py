@@ -1,0 +1,1 @@
+"""taicam's vision side: photo -> detections -> tile readings -> layout -> legal hand -> score."""

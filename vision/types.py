@@ -1,0 +1,101 @@
+"""The plain types passed between the stages of the photo pipeline (see DESIGN.md, Data flow).
+
+image -> detect -> ``list[Detection]`` -> classify -> ``list[TileReading]`` -> layout -> ``Layout``
+-> decode -> ``HandReading`` -> score. Each stage is a pure function of the previous type, so each
+can be tested alone and fed from ground truth (synthetic labels) instead of a model.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+@dataclass(frozen=True)
+class Detection:
+    """One tile found in the image.
+
+    ``box`` is the axis-aligned box in pixels of the upright (EXIF-applied) image. ``quad`` is the
+    tile's outline as four (x, y) corners when the detector knows it (a rotated box), else None.
+    ``rotated`` means the tile lies sideways relative to its neighbours (a winning or claimed
+    tile); ``face_down`` means its back is up (concealed kong).
+    """
+
+    box: tuple[float, float, float, float]
+    score: float
+    rotated: bool = False
+    face_down: bool = False
+    angle: float = 0.0
+    quad: tuple[tuple[float, float], ...] | None = None
+
+    @property
+    def center(self) -> tuple[float, float]:
+        x1, y1, x2, y2 = self.box
+        return ((x1 + x2) / 2.0, (y1 + y2) / 2.0)
+
+    @property
+    def width(self) -> float:
+        return self.box[2] - self.box[0]
+
+    @property
+    def height(self) -> float:
+        return self.box[3] - self.box[1]
+
+
+@dataclass(frozen=True)
+class TileReading:
+    """A detection and what the classifier thinks it shows.
+
+    ``candidates`` are (code, probability) pairs, best first; codes are canonical tile codes
+    or ``"back"``. Probabilities are calibrated, so they can be multiplied across tiles.
+    """
+
+    detection: Detection
+    candidates: tuple[tuple[str, float], ...]
+
+    @property
+    def code(self) -> str:
+        return self.candidates[0][0]
+
+    @property
+    def confidence(self) -> float:
+        return self.candidates[0][1]
+
+    def probability_of(self, code: str, floor: float = 1e-6) -> float:
+        """Probability the classifier gave ``code`` (``floor`` if it is not among the candidates)."""
+        for candidate, probability in self.candidates:
+            if candidate == code:
+                return max(probability, floor)
+        return floor
+
+
+class GroupRole(StrEnum):
+    """What part of a laid-out hand a group of tiles is."""
+
+    CONCEALED = "concealed"
+    MELD = "meld"
+    CONCEALED_KONG = "concealed_kong"
+    FLOWERS = "flowers"
+
+
+@dataclass(frozen=True)
+class TileGroup:
+    """Tiles that belong together on the table, as indices into the readings list."""
+
+    role: GroupRole
+    tile_indices: tuple[int, ...]
+
+
+@dataclass
+class Layout:
+    """How the tiles lie on the table: the hand's groups, the winning tile, and what is not the hand.
+
+    ``winning_index`` is the tile judged to be the winning tile (turned sideways across its set,
+    or set apart at the end of the row), or None when the photo does not show it.
+    ``ignored`` holds tiles that are not part of the hand (discards, the wall, other racks).
+    """
+
+    groups: list[TileGroup]
+    winning_index: int | None
+    ignored: tuple[int, ...] = ()
+    warnings: list[str] = field(default_factory=list)
