@@ -1,0 +1,362 @@
+"""Reading frames from a camera, a video file or a stream on a background thread.
+
+The live mode must never fall behind the table: a slow model cannot be allowed to build up a queue
+of old frames. :class:`FrameGrabber` therefore keeps exactly one slot, the newest frame, and a
+consumer asks for "the newest frame after the one I last had". Two pacing modes:
+
+* ``live`` (cameras, streams, or a file played in real time): the grabber overwrites the slot as
+  frames arrive and counts what the consumer never took (``dropped``). A file is paced at its own
+  frame rate so it behaves like a camera.
+* ``every`` (a file, by default): the grabber waits until the consumer took the previous frame, so
+  every frame is processed once and results do not depend on machine speed (tests, batch runs).
+
+A camera or stream that stops delivering frames is reopened with exponential backoff before the
+grabber gives up with a clear message; a file that ends is a normal end of stream.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Protocol
+
+import cv2
+import numpy as np
+
+from scoring.errors import InputError
+
+_URL_PATTERN = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+
+
+class Capture(Protocol):
+    """The part of ``cv2.VideoCapture`` the grabber uses."""
+
+    def isOpened(self) -> bool: ...  # noqa: N802 - OpenCV's name
+    def read(self) -> tuple[bool, np.ndarray | None]: ...
+    def get(self, prop: int) -> float: ...
+    def release(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class VideoSource:
+    """What ``--source`` names: a camera index, a video file, or a stream URL."""
+
+    target: int | str
+
+    @property
+    def is_camera(self) -> bool:
+        return isinstance(self.target, int)
+
+    @property
+    def is_stream(self) -> bool:
+        return isinstance(self.target, str) and bool(_URL_PATTERN.match(self.target))
+
+    @property
+    def is_file(self) -> bool:
+        return not self.is_camera and not self.is_stream
+
+    @property
+    def is_live(self) -> bool:
+        """Cameras and streams are live: a read failure is a disconnect, not the end of a file."""
+        return not self.is_file
+
+    def describe(self) -> str:
+        if self.is_camera:
+            return f"camera {self.target}"
+        if self.is_stream:
+            return f"stream {self.target}"
+        return f"video file {self.target}"
+
+
+def parse_source(text: str) -> VideoSource:
+    """Turn the ``--source`` argument into a :class:`VideoSource`; a missing file is an InputError."""
+    text = text.strip()
+    if not text:
+        raise InputError("--source is empty: give a camera index (0), a video file or a stream URL")
+    if text.isdigit():
+        return VideoSource(int(text))
+    if _URL_PATTERN.match(text):
+        return VideoSource(text)
+    path = Path(text).expanduser()
+    if not path.exists():
+        raise InputError(f"video file not found: {text}")
+    if not path.is_file():
+        raise InputError(f"not a video file: {text}")
+    if path.stat().st_size == 0:
+        raise InputError(f"video file is empty (0 bytes): {text}")
+    return VideoSource(str(path))
+
+
+def quiet_opencv() -> None:
+    """Silence OpenCV's own console warnings (failed opens are reported by us, in one line)."""
+    with contextlib.suppress(AttributeError):  # older builds lack the logging submodule
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+
+
+def open_capture(
+    source: VideoSource, width: int | None = None, height: int | None = None
+) -> cv2.VideoCapture:
+    """Open ``source`` with OpenCV; raise InputError if it cannot be opened or yields no frame size."""
+    quiet_opencv()
+    capture = cv2.VideoCapture(source.target)
+    if not capture.isOpened():
+        capture.release()
+        if source.is_camera:
+            raise InputError(
+                f"cannot open camera {source.target}: is it connected and not used by another program?"
+            )
+        if source.is_stream:
+            raise InputError(f"cannot open stream {source.target}: check the URL and that it is reachable")
+        raise InputError(f"cannot open video file {source.target}: not a video OpenCV can decode")
+    if source.is_camera:
+        # A one-frame driver buffer keeps the camera from handing us stale frames.
+        capture.set(cv2.CAP_PROP_BUFFERSIZE, 1)
+        if width:
+            capture.set(cv2.CAP_PROP_FRAME_WIDTH, width)
+        if height:
+            capture.set(cv2.CAP_PROP_FRAME_HEIGHT, height)
+    return capture
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One captured frame.
+
+    ``index`` counts frames read from the source (dropped ones included), from 0. ``timestamp`` is
+    the frame's time in seconds: media time for a file (index / fps, so results do not depend on
+    machine speed), seconds since the grabber started for a live source. ``grabbed_at`` is the
+    ``time.monotonic()`` at which it was read, for latency measurements.
+    """
+
+    image: np.ndarray
+    index: int
+    timestamp: float
+    grabbed_at: float
+
+
+class GrabberStatus(StrEnum):
+    STARTING = "starting"
+    RUNNING = "running"
+    RECONNECTING = "reconnecting"
+    ENDED = "ended"  # a file reached its end: a clean finish
+    FAILED = "failed"  # a live source disconnected and could not be reopened
+    STOPPED = "stopped"  # the consumer asked to stop
+
+
+class Pace(StrEnum):
+    LIVE = "live"
+    EVERY = "every"
+
+
+@dataclass(frozen=True)
+class ReconnectPolicy:
+    """Retry a lost camera or stream after ``first_delay`` seconds, doubling up to ``max_delay``."""
+
+    attempts: int = 5
+    first_delay: float = 0.5
+    max_delay: float = 8.0
+
+    def delays(self) -> list[float]:
+        return [min(self.first_delay * 2**attempt, self.max_delay) for attempt in range(self.attempts)]
+
+
+@dataclass
+class GrabberStats:
+    frames_read: int = 0
+    frames_taken: int = 0
+    reconnects: int = 0
+
+    @property
+    def frames_dropped(self) -> int:
+        return self.frames_read - self.frames_taken
+
+
+Opener = Callable[[VideoSource], Capture]
+
+
+class FrameGrabber:
+    """Reads ``source`` on a daemon thread and serves only the newest frame (see module docstring).
+
+    Use as a context manager, or call :meth:`start` / :meth:`stop`. :meth:`start` opens the source
+    in the caller's thread so "cannot open" is raised where the user can see it.
+    """
+
+    def __init__(
+        self,
+        source: VideoSource,
+        *,
+        pace: Pace | None = None,
+        reconnect: ReconnectPolicy | None = None,
+        opener: Opener | None = None,
+        fps_if_unknown: float = 30.0,
+    ) -> None:
+        self.source = source
+        self.pace = pace if pace is not None else (Pace.EVERY if source.is_file else Pace.LIVE)
+        if self.pace is Pace.EVERY and source.is_live:
+            raise InputError("every-frame pacing needs a video file; a camera or stream cannot wait")
+        self.reconnect = reconnect or ReconnectPolicy()
+        self._opener: Opener = opener or open_capture
+        self._fps_if_unknown = fps_if_unknown
+        self._capture: Capture | None = None
+        self._thread: threading.Thread | None = None
+        self._condition = threading.Condition()
+        self._newest: Frame | None = None
+        self._taken_index = -1
+        self._stop = threading.Event()
+        self.status = GrabberStatus.STARTING
+        self.message = ""
+        self.stats = GrabberStats()
+        self.fps = 0.0
+        self.frame_size: tuple[int, int] | None = None
+        self._started_at = 0.0
+        self._failed_attempts = 0  # reconnect attempts since the last frame that arrived
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    def start(self) -> FrameGrabber:
+        self._capture = self._opener(self.source)
+        fps = float(self._capture.get(cv2.CAP_PROP_FPS) or 0.0)
+        self.fps = fps if 1.0 <= fps <= 240.0 else self._fps_if_unknown
+        self._started_at = time.monotonic()
+        self.status = GrabberStatus.RUNNING
+        self._thread = threading.Thread(target=self._run, name="taicam-capture", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        with self._condition:
+            if self.status in (GrabberStatus.RUNNING, GrabberStatus.RECONNECTING, GrabberStatus.STARTING):
+                self.status = GrabberStatus.STOPPED
+            self._condition.notify_all()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=5.0)
+        if self._capture is not None:
+            self._capture.release()
+            self._capture = None
+
+    def __enter__(self) -> FrameGrabber:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    @property
+    def finished(self) -> bool:
+        """True once no more frames will come (end of file, gave up reconnecting, or stopped)."""
+        return self.status in (GrabberStatus.ENDED, GrabberStatus.FAILED, GrabberStatus.STOPPED)
+
+    # -- consumer side ---------------------------------------------------------------------------
+    def next_frame(self, after: int = -1, timeout: float | None = 1.0) -> Frame | None:
+        """The newest frame with ``index > after``; waits up to ``timeout`` seconds for one.
+
+        Returns None on timeout or when the source is finished and nothing newer is left.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self._condition:
+            while True:
+                frame = self._newest
+                if frame is not None and frame.index > after:
+                    if frame.index > self._taken_index:
+                        self._taken_index = frame.index
+                        self.stats.frames_taken += 1
+                    self._condition.notify_all()
+                    return frame
+                if self.finished:
+                    return None
+                remaining = None if deadline is None else deadline - time.monotonic()
+                if remaining is not None and remaining <= 0:
+                    return None
+                self._condition.wait(remaining)
+
+    def peek(self) -> Frame | None:
+        """The newest frame without marking it taken (for a display running beside inference)."""
+        with self._condition:
+            return self._newest
+
+    # -- producer side ---------------------------------------------------------------------------
+    def _publish(self, image: np.ndarray, index: int) -> None:
+        now = time.monotonic()
+        timestamp = index / self.fps if self.source.is_file else now - self._started_at
+        frame = Frame(image=image, index=index, timestamp=timestamp, grabbed_at=now)
+        with self._condition:
+            if self.pace is Pace.EVERY:
+                while self._newest is not None and self._taken_index < self._newest.index:
+                    if self._stop.is_set():
+                        return
+                    self._condition.wait(0.1)
+            self._newest = frame
+            self._failed_attempts = 0
+            self.stats.frames_read += 1
+            if self.frame_size is None:
+                self.frame_size = (image.shape[1], image.shape[0])
+            self._condition.notify_all()
+
+    def _finish(self, status: GrabberStatus, message: str) -> None:
+        with self._condition:
+            if self.status is not GrabberStatus.STOPPED:
+                self.status = status
+                self.message = message
+            self._condition.notify_all()
+
+    def _run(self) -> None:
+        index = 0
+        realtime_file = self.source.is_file and self.pace is Pace.LIVE
+        playback_start = time.monotonic()
+        try:
+            while not self._stop.is_set():
+                capture = self._capture
+                ok, image = capture.read() if capture is not None else (False, None)
+                if not ok or image is None:
+                    if self.source.is_file:
+                        self._finish(GrabberStatus.ENDED, f"end of {self.source.describe()}")
+                        return
+                    if not self._reconnect():
+                        return
+                    continue
+                if realtime_file:
+                    # Play a file at its own frame rate, like a camera would deliver it.
+                    delay = playback_start + index / self.fps - time.monotonic()
+                    if delay > 0 and self._stop.wait(delay):
+                        return
+                self._publish(image, index)
+                index += 1
+        except Exception as error:  # noqa: BLE001 - the consumer reports it, the thread must not die silently
+            self._finish(GrabberStatus.FAILED, f"{self.source.describe()}: capture error: {error}")
+
+    def _reconnect(self) -> bool:
+        """Reopen a lost live source with backoff; False (and status FAILED) if it never comes back."""
+        with self._condition:
+            self.status = GrabberStatus.RECONNECTING
+            self._condition.notify_all()
+        if self._capture is not None:
+            self._capture.release()
+            self._capture = None
+        delays = self.reconnect.delays()
+        # A source that reopens but then delivers nothing keeps using up the same attempts.
+        while self._failed_attempts < len(delays):
+            delay = delays[self._failed_attempts]
+            self._failed_attempts += 1
+            if self._stop.wait(delay):
+                return False
+            try:
+                self._capture = self._opener(self.source)
+            except InputError:
+                continue
+            self.stats.reconnects += 1
+            with self._condition:
+                if self.status is GrabberStatus.RECONNECTING:
+                    self.status = GrabberStatus.RUNNING
+                self._condition.notify_all()
+            return True
+        self._finish(
+            GrabberStatus.FAILED,
+            f"{self.source.describe()} disconnected; gave up after {len(delays)} reconnect attempts "
+            f"over {sum(delays):.1f} s",
+        )
+        return False
