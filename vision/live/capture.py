@@ -17,6 +17,7 @@ grabber gives up with a clear message; a file that ends is a normal end of strea
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import threading
 import time
@@ -94,7 +95,8 @@ def parse_source(text: str) -> VideoSource:
 
 
 def quiet_opencv() -> None:
-    """Silence OpenCV's own console warnings (failed opens are reported by us, in one line)."""
+    """Silence OpenCV's and FFmpeg's console chatter (we report failures ourselves, in one line)."""
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")  # AV_LOG_QUIET; read when a capture opens
     with contextlib.suppress(AttributeError):  # older builds lack the logging submodule
         cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
 
