@@ -1,0 +1,105 @@
+"""Layout on readings made from known hands: groups, roles and the winning tile, under any rotation."""
+
+from __future__ import annotations
+
+import pytest
+from hand_scenes import SceneTile, lay_out
+
+from scoring.errors import InputError
+from vision.layout import estimate_row_direction, layout_tiles
+from vision.types import GroupRole
+
+CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
+MELDS = [("pung", ["5z", "5z", "5z"], False), ("kong", ["9p"] * 4, True)]
+
+
+def _roles(layout, scene):
+    """{role: sorted list of the codes of the scene tiles in groups of that role}"""
+    out: dict[str, list[list[str]]] = {}
+    for group in layout.groups:
+        out.setdefault(group.role.value, []).append(sorted(scene.tiles[i].code for i in group.tile_indices))
+    return out
+
+
+@pytest.mark.parametrize("angle", [0, 17, 45, 90, 133, 180, 251, -30])
+@pytest.mark.parametrize("perspective", [0.0, 0.25])
+def test_groups_roles_and_sideways_winning_tile_under_any_rotation(angle, perspective):
+    scene = lay_out(CONCEALED, MELDS, ["1f", "6f"], "3m")
+    readings = scene.readings(angle_degrees=angle, perspective=perspective, jitter=1.5, seed=abs(angle))
+    layout = layout_tiles(readings)
+    roles = _roles(layout, scene)
+    assert roles["concealed"] == [sorted(CONCEALED + ["3m"])]
+    assert roles["meld"] == [["5z", "5z", "5z"]]
+    assert roles["concealed_kong"] == [["9p"] * 4]
+    assert roles["flowers"] == [["1f", "6f"]]
+    assert layout.winning_index == scene.winning_position
+    assert layout.ignored == ()
+
+
+def test_winning_tile_set_apart_at_the_end_of_the_row():
+    scene = lay_out(CONCEALED, MELDS, [], "3m", winning_style="apart")
+    layout = layout_tiles(scene.readings(angle_degrees=200, jitter=1.0))
+    assert layout.winning_index == scene.winning_position
+    assert _roles(layout, scene)["concealed"] == [sorted(CONCEALED + ["3m"])]
+
+
+def test_unshown_winning_tile_is_reported_as_ambiguous():
+    scene = lay_out(CONCEALED, MELDS, [], "3m", winning_style="none")
+    layout = layout_tiles(scene.readings(angle_degrees=10))
+    assert layout.winning_index is None
+    assert any("does not show which tile won" in w for w in layout.warnings)
+
+
+@pytest.mark.parametrize("backs", ["outer", "inner", "all"])
+def test_concealed_kong_is_found_by_its_face_down_tiles(backs):
+    scene = lay_out(CONCEALED, MELDS, [], "3m", kong_backs=backs)
+    layout = layout_tiles(scene.readings(angle_degrees=75))
+    kongs = [g for g in layout.groups if g.role is GroupRole.CONCEALED_KONG]
+    assert len(kongs) == 1 and sorted(kongs[0].tile_indices) == [14, 15, 16, 17]
+
+
+def test_flowers_in_their_own_row_and_touching_sets_stay_one_run():
+    melds = [("chow", ["3s", "4s", "5s"], False), ("pung", ["7m", "7m", "7m"], False)]
+    scene = lay_out(["1m", "1m", "5p", "6p", "7p", "2z", "2z"], melds, ["2f", "3f", "5f"], "2z",
+                    set_gap=0.0, flowers_in_front=False)
+    layout = layout_tiles(scene.readings(angle_degrees=-40, jitter=1.0))
+    roles = _roles(layout, scene)
+    assert roles["meld"] == [sorted(["3s", "4s", "5s", "7m", "7m", "7m"])]  # split later by the decoder
+    assert roles["flowers"] == [["2f", "3f", "5f"]]
+
+
+def test_far_tiles_are_ignored_with_a_warning():
+    scene = lay_out(CONCEALED, MELDS, [], "3m")
+    scene.tiles.append(SceneTile("8m", 100.0, -400.0))  # a discard in the middle of the table
+    layout = layout_tiles(scene.readings(angle_degrees=5))
+    assert layout.ignored == (len(scene.tiles) - 1,)
+    assert any("ignored" in w for w in layout.warnings)
+
+
+def test_two_hands_in_one_photo_is_an_input_error():
+    scene = lay_out(CONCEALED + ["5m", "5m", "5m"], [], [], "3m")
+    for tile in list(scene.tiles):
+        scene.tiles.append(SceneTile(tile.code, tile.u, tile.v + 900.0, tile.rotated))
+    with pytest.raises(InputError, match="two hands"):
+        layout_tiles(scene.readings())
+
+
+def test_no_tiles_is_an_input_error():
+    with pytest.raises(InputError, match="no tiles"):
+        layout_tiles([])
+
+
+def test_face_down_concealed_row_is_an_input_error():
+    scene = lay_out(CONCEALED, [], [], "3m")
+    for tile in scene.tiles:
+        tile.face_down = True
+    with pytest.raises(InputError, match="face-down"):
+        layout_tiles(scene.readings())
+
+
+def test_row_direction_is_axial():
+    import numpy as np
+
+    centres = np.array([[0.0, 0.0], [10.0, 10.0], [20.0, 20.0], [30.0, 30.0]])
+    assert abs(estimate_row_direction(centres) - np.pi / 4) < 1e-6
+    assert abs(estimate_row_direction(centres[::-1]) - np.pi / 4) < 1e-6

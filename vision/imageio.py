@@ -1,0 +1,190 @@
+"""Loading photos safely: EXIF-upright BGR arrays, a clear error for anything that is not a usable image.
+
+Phones write 12-50 MP JPEGs with the rotation in an EXIF tag, so the loader reads the header first
+(size, orientation) and refuses absurd sizes before decoding a single pixel. Detection needs only a
+reduced image: for JPEG, PIL's ``draft`` decodes at 1/2, 1/4 or 1/8 scale straight from the DCT
+coefficients, which is both faster and far lighter than decoding the full frame and shrinking it.
+:class:`PhotoSource` keeps the file open in that spirit: one small image for the detector, a larger
+one only if the tiles are too small to classify from it.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageFile, UnidentifiedImageError
+
+from scoring.errors import InputError
+
+#: Larger images are refused before decoding (a 48 MP phone photo is 8000x6000; 100 MP is generous).
+MAX_PIXELS = 100_000_000
+#: Files larger than this are refused without reading them.
+MAX_FILE_BYTES = 200 * 1024 * 1024
+
+# PIL's own decompression-bomb guard would raise its own exception type; ours is clearer and lower.
+Image.MAX_IMAGE_PIXELS = None
+ImageFile.LOAD_TRUNCATED_IMAGES = False
+
+_EXIF_ORIENTATION_TAG = 0x0112
+
+
+@dataclass(frozen=True)
+class ImageHeader:
+    """What the file says about itself: stored size, EXIF orientation (1..8) and format."""
+
+    stored_width: int
+    stored_height: int
+    orientation: int
+    format: str
+
+    @property
+    def upright_size(self) -> tuple[int, int]:
+        """(width, height) after the EXIF rotation is applied."""
+        if self.orientation in (5, 6, 7, 8):
+            return self.stored_height, self.stored_width
+        return self.stored_width, self.stored_height
+
+
+def _open(path: Path) -> Image.Image:
+    if not path.exists():
+        raise InputError(f"{path}: no such file")
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, not an image")
+    size = path.stat().st_size
+    if size == 0:
+        raise InputError(f"{path}: the file is empty (0 bytes)")
+    if size > MAX_FILE_BYTES:
+        raise InputError(f"{path}: the file is {size / 1e6:.0f} MB; "
+                         f"the limit is {MAX_FILE_BYTES / 1e6:.0f} MB")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return Image.open(path)
+    except UnidentifiedImageError:
+        raise InputError(f"{path}: not an image (or a format taicam cannot read)") from None
+    except (OSError, ValueError, SyntaxError) as error:
+        raise InputError(f"{path}: cannot read the image header ({error})") from None
+
+
+def _orientation(image: Image.Image) -> int:
+    try:
+        value = image.getexif().get(_EXIF_ORIENTATION_TAG, 1)
+    except Exception:  # noqa: BLE001 - a broken EXIF block must not make a readable photo unreadable
+        return 1
+    return int(value) if isinstance(value, int) and 1 <= value <= 8 else 1
+
+
+def read_header(path: str | os.PathLike[str]) -> ImageHeader:
+    """Read size and orientation without decoding pixels; raise InputError for unusable files."""
+    path = Path(path)
+    with _open(path) as image:
+        header = ImageHeader(image.width, image.height, _orientation(image), image.format or "?")
+    _check_size(path, header)
+    return header
+
+
+def _check_size(path: Path, header: ImageHeader) -> None:
+    width, height = header.stored_width, header.stored_height
+    if width <= 0 or height <= 0:
+        raise InputError(f"{path}: the image has no pixels ({width}x{height})")
+    if width * height > MAX_PIXELS:
+        raise InputError(f"{path}: the image is {width}x{height} pixels ({width * height / 1e6:.0f} MP); "
+                         f"the limit is {MAX_PIXELS / 1e6:.0f} MP")
+
+
+def apply_orientation(array: np.ndarray, orientation: int) -> np.ndarray:
+    """Turn a stored pixel array upright according to its EXIF orientation value (1..8)."""
+    if orientation == 2:
+        return array[:, ::-1]
+    if orientation == 3:
+        return array[::-1, ::-1]
+    if orientation == 4:
+        return array[::-1, :]
+    if orientation == 5:
+        return np.swapaxes(array, 0, 1)
+    if orientation == 6:
+        return np.rot90(array, k=-1)
+    if orientation == 7:
+        return np.swapaxes(array, 0, 1)[::-1, ::-1]
+    if orientation == 8:
+        return np.rot90(array, k=1)
+    return array
+
+
+def _decode(path: Path, max_side: int | None) -> tuple[np.ndarray, ImageHeader]:
+    with _open(path) as image:
+        header = ImageHeader(image.width, image.height, _orientation(image), image.format or "?")
+        _check_size(path, header)
+        if max_side is not None and image.format == "JPEG":
+            # draft() picks the smallest DCT scale that is still at least this size.
+            longest = max(image.width, image.height)
+            if longest > max_side:
+                scale = max_side / longest
+                image.draft("RGB", (int(image.width * scale) + 1, int(image.height * scale) + 1))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                image.load()
+                rgb = image.convert("RGB")
+        except (OSError, ValueError, SyntaxError) as error:
+            raise InputError(f"{path}: the image is truncated or corrupt ({error})") from None
+        array = np.asarray(rgb)
+    bgr = cv2.cvtColor(array, cv2.COLOR_RGB2BGR)
+    if max_side is not None and max(bgr.shape[:2]) > max_side:
+        scale = max_side / max(bgr.shape[:2])
+        size = (max(1, round(bgr.shape[1] * scale)), max(1, round(bgr.shape[0] * scale)))
+        bgr = cv2.resize(bgr, size, interpolation=cv2.INTER_AREA)
+    return np.ascontiguousarray(apply_orientation(bgr, header.orientation)), header
+
+
+def load_image(path: str | os.PathLike[str], max_side: int | None = None) -> np.ndarray:
+    """Load an image as an EXIF-upright BGR uint8 array, at most ``max_side`` pixels on its long side.
+
+    Raises :class:`InputError` with a one-line reason for a missing, empty, non-image, truncated or
+    oversized file, so callers never see a decoder traceback.
+    """
+    return _decode(Path(path), max_side)[0]
+
+
+class PhotoSource:
+    """One photo, decoded at the resolutions a stage needs (small for detection, larger for crops).
+
+    Coordinates handed out are always pixels of the full-resolution upright image, whatever
+    resolution was decoded: ``scale`` converts (decoded = full * scale).
+    """
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self.header = read_header(self.path)
+        self.full_size = self.header.upright_size
+        self._cache: dict[int | None, np.ndarray] = {}
+
+    def image(self, max_side: int | None = None) -> tuple[np.ndarray, float]:
+        """The upright image with its long side at most ``max_side`` (None = full), and its scale."""
+        longest = max(self.full_size)
+        key = None if max_side is None or max_side >= longest else int(max_side)
+        if key not in self._cache:
+            self._cache[key] = _decode(self.path, key)[0]
+        array = self._cache[key]
+        return array, array.shape[1] / self.full_size[0]
+
+
+def image_from_array(array: np.ndarray) -> np.ndarray:
+    """Validate an in-memory image (e.g. a camera frame) the way files are validated."""
+    if not isinstance(array, np.ndarray) or array.ndim not in (2, 3) or array.size == 0:
+        raise InputError("not an image array")
+    if array.shape[0] * array.shape[1] > MAX_PIXELS:
+        raise InputError(f"the image is {array.shape[1]}x{array.shape[0]} pixels; "
+                         f"the limit is {MAX_PIXELS / 1e6:.0f} MP")
+    if array.ndim == 2:
+        array = cv2.cvtColor(array, cv2.COLOR_GRAY2BGR)
+    elif array.shape[2] == 4:
+        array = cv2.cvtColor(array, cv2.COLOR_BGRA2BGR)
+    if array.dtype != np.uint8:
+        raise InputError(f"expected an 8-bit image, got {array.dtype}")
+    return array
