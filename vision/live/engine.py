@@ -1,0 +1,231 @@
+"""One live frame through the pipeline: detect -> classify -> track -> (when steady) layout, decode, score.
+
+The engine owns the state that lives across frames (tracker, stability clock, the announced hand)
+and turns each frame into a :class:`LiveUpdate`: what to draw now, and whether the announced hand
+changed. The expensive end of the pipeline (layout, decode, score) runs once per steady table,
+not per frame, and settled tiles that have not moved are not re-classified every frame: that is
+what lets a 2-core laptop keep up with a camera.
+
+A hand is announced when the table has been steady for the hold time *and* its reading decodes to
+a complete hand; a steady table without a complete hand (tiles still being laid out, a hand resting
+over the tiles, an empty table) withdraws an announced hand with a ``cleared`` event.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Protocol
+
+import numpy as np
+
+from vision.live.stability import StabilityConfig, StabilityState, TableKey, TableStatus, update_stability
+from vision.live.tracker import (
+    Observation,
+    TrackerConfig,
+    TrackerState,
+    match_detections,
+    needs_classification,
+    update_tracks,
+)
+from vision.types import Detection, TileReading
+
+
+class Detector(Protocol):
+    def detect(self, image_bgr: np.ndarray) -> list[Detection]: ...
+
+
+class Classifier(Protocol):
+    def classify(
+        self, image_bgr: np.ndarray, detections: list[Detection], top_k: int = 5
+    ) -> list[TileReading]: ...
+
+
+@dataclass(frozen=True)
+class HandOutcome:
+    """What the steady tiles amount to.
+
+    ``complete``: they decode to a legal, complete hand. ``document``: the ``photo --json``-shaped
+    dict (tiles, hand, confidence, warnings, score) for that reading. ``signature``: equal for two
+    outcomes that a player would call the same result (same hand, same score).
+    """
+
+    complete: bool
+    document: dict[str, Any]
+    signature: str
+    reason: str = ""
+
+
+#: Reads a list of (voted) tile readings into an outcome; the rule set is bound inside it.
+HandReader = Callable[[list[TileReading]], HandOutcome]
+
+
+class LiveEvent(StrEnum):
+    HAND = "hand"  # a new or different hand (or a new score after a rule switch) is announced
+    CLEARED = "cleared"  # the announced hand is no longer on the table
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    tracker: TrackerConfig = field(default_factory=TrackerConfig)
+    stability: StabilityConfig = field(default_factory=StabilityConfig)
+    #: A settled, unmoved tile is re-classified at least this often (seconds); 0 = every frame.
+    classify_refresh: float = 1.0
+
+
+@dataclass(frozen=True)
+class StageTimes:
+    """Seconds spent in each stage for one frame."""
+
+    detect: float = 0.0
+    classify: float = 0.0
+    track: float = 0.0
+    read: float = 0.0
+
+    @property
+    def total(self) -> float:
+        return self.detect + self.classify + self.track + self.read
+
+
+@dataclass(frozen=True)
+class LiveUpdate:
+    """The engine's answer for one frame: everything the display and the JSON output need."""
+
+    frame_index: int
+    timestamp: float
+    tracker: TrackerState
+    stability: StabilityState
+    announced: HandOutcome | None
+    evaluated: HandOutcome | None
+    event: LiveEvent | None
+    times: StageTimes
+    classified: int = 0
+
+    @property
+    def status(self) -> TableStatus:
+        return self.stability.status
+
+
+class LiveEngine:
+    """Per-frame processing with state across frames; not thread-safe (one inference thread)."""
+
+    def __init__(
+        self,
+        detector: Detector,
+        classifier: Classifier,
+        read_hand: HandReader,
+        config: EngineConfig | None = None,
+    ) -> None:
+        self.detector = detector
+        self.classifier = classifier
+        self.read_hand = read_hand
+        self.config = config or EngineConfig()
+        self.reset()
+
+    def reset(self) -> None:
+        """Forget every tile and the announced hand (the "reset" key)."""
+        self.tracker = TrackerState(config=self.config.tracker)
+        self.stability = StabilityState()
+        self.announced: HandOutcome | None = None
+        self._evaluated_key: TableKey | None = None
+        self._evaluated: HandOutcome | None = None
+
+    def set_hand_reader(self, read_hand: HandReader) -> LiveEvent | None:
+        """Switch rule set (or table settings): re-read the current steady table at once."""
+        self.read_hand = read_hand
+        self._evaluated_key = None
+        if self.stability.status is TableStatus.STEADY:
+            return self._evaluate()
+        return None
+
+    # -- frames ----------------------------------------------------------------------------------
+    def process(self, image_bgr: np.ndarray, timestamp: float, frame_index: int = 0) -> LiveUpdate:
+        """Detect and classify ``image_bgr`` (only tiles that need it), then :meth:`step`."""
+        started = time.perf_counter()
+        detections = self.detector.detect(image_bgr)
+        detected = time.perf_counter()
+        assignment = match_detections(self.tracker.tracks, detections, self.config.tracker)
+        to_classify = [
+            d
+            for d, t in enumerate(assignment)
+            if needs_classification(
+                None if t is None else self.tracker.tracks[t],
+                timestamp,
+                self.config.classify_refresh,
+                self.config.tracker,
+            )
+        ]
+        readings = self.classifier.classify(
+            image_bgr, [detections[d] for d in to_classify], top_k=self.config.tracker.top_k
+        )
+        candidates: dict[int, tuple[tuple[str, float], ...]] = {
+            d: reading.candidates for d, reading in zip(to_classify, readings, strict=True)
+        }
+        observations = [Observation(detection, candidates.get(d)) for d, detection in enumerate(detections)]
+        classified = time.perf_counter()
+        update = self.step(observations, timestamp, frame_index)
+        times = StageTimes(
+            detect=detected - started,
+            classify=classified - detected,
+            track=update.times.track,
+            read=update.times.read,
+        )
+        return LiveUpdate(
+            frame_index=update.frame_index,
+            timestamp=update.timestamp,
+            tracker=update.tracker,
+            stability=update.stability,
+            announced=update.announced,
+            evaluated=update.evaluated,
+            event=update.event,
+            times=times,
+            classified=len(to_classify),
+        )
+
+    def step(self, observations: list[Observation], timestamp: float, frame_index: int = 0) -> LiveUpdate:
+        """Track, update the stability clock, and read the hand when the table is newly steady."""
+        started = time.perf_counter()
+        self.tracker = update_tracks(self.tracker, observations, timestamp)
+        self.stability = update_stability(self.stability, self.tracker, timestamp, self.config.stability)
+        tracked = time.perf_counter()
+        event = self._evaluate() if self._table_settled() else None
+        read = time.perf_counter()
+        return LiveUpdate(
+            frame_index=frame_index,
+            timestamp=timestamp,
+            tracker=self.tracker,
+            stability=self.stability,
+            announced=self.announced,
+            evaluated=self._evaluated if self._evaluated_key == self.stability.key else None,
+            event=event,
+            times=StageTimes(track=tracked - started, read=read - tracked),
+        )
+
+    # -- announcing ------------------------------------------------------------------------------
+    def _table_settled(self) -> bool:
+        if self.stability.status is TableStatus.STEADY:
+            return True
+        # An empty table counts as steady once it has stayed empty for the hold time.
+        return self.stability.status is TableStatus.EMPTY and (
+            self.stability.timestamp - self.stability.since >= self.config.stability.hold_seconds
+        )
+
+    def _evaluate(self) -> LiveEvent | None:
+        key = self.stability.key
+        if key == self._evaluated_key:
+            return None
+        self._evaluated_key = key
+        readings = self.tracker.readings()
+        self._evaluated = self.read_hand(readings) if readings else None
+        outcome = self._evaluated
+        if outcome is not None and outcome.complete:
+            if self.announced is None or outcome.signature != self.announced.signature:
+                self.announced = outcome
+                return LiveEvent.HAND
+            return None
+        if self.announced is not None:
+            self.announced = None
+            return LiveEvent.CLEARED
+        return None

@@ -1,0 +1,161 @@
+"""Drawing the live view: tile boxes with their voted codes, the hand's groups, and the score panel.
+
+Everything is drawn with OpenCV's Hershey fonts, which have no CJK glyphs, so the panel uses the
+English item names (the JSON output carries the Chinese ones). Colours say how sure a tile is:
+green >= 0.9, amber >= 0.6, red below; grey boxes are tiles not yet seen often enough to count.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import cv2
+import numpy as np
+
+from vision.live.engine import HandOutcome, LiveUpdate
+from vision.live.stability import TableStatus
+
+FONT = cv2.FONT_HERSHEY_SIMPLEX
+GREEN = (60, 200, 60)
+AMBER = (0, 180, 255)
+RED = (40, 40, 230)
+GREY = (150, 150, 150)
+WHITE = (255, 255, 255)
+GROUP_COLOURS = (
+    (255, 160, 60),
+    (200, 90, 255),
+    (80, 220, 220),
+    (255, 90, 160),
+    (120, 255, 120),
+    (90, 140, 255),
+)
+
+
+@dataclass(frozen=True)
+class PanelInfo:
+    """What the panel shows besides the engine's update."""
+
+    rules: str
+    processed_fps: float = 0.0
+    frozen: bool = False
+    source_message: str = ""
+    hold_seconds: float = 0.8
+
+
+def confidence_colour(confidence: float) -> tuple[int, int, int]:
+    if confidence >= 0.9:
+        return GREEN
+    if confidence >= 0.6:
+        return AMBER
+    return RED
+
+
+def draw_live(image_bgr: np.ndarray, update: LiveUpdate | None, info: PanelInfo) -> np.ndarray:
+    """A copy of ``image_bgr`` with the tiles, the groups of the announced hand and the score panel."""
+    canvas = image_bgr.copy()
+    scale = max(0.4, min(canvas.shape[:2]) / 720.0)
+    if update is not None:
+        _draw_tracks(canvas, update, scale)
+        if update.announced is not None:
+            _draw_groups(canvas, update.announced, scale)
+    _draw_panel(canvas, update, info, scale)
+    return canvas
+
+
+def _draw_tracks(canvas: np.ndarray, update: LiveUpdate, scale: float) -> None:
+    confirmed_ids = {track.track_id for track in update.tracker.confirmed_tracks()}
+    top_k = update.tracker.config.top_k
+    for track in update.tracker.tracks:
+        x1, y1, x2, y2 = (int(round(v)) for v in track.detection.box)
+        if track.track_id not in confirmed_ids:
+            cv2.rectangle(canvas, (x1, y1), (x2, y2), GREY, 1)
+            continue
+        candidates = track.voted_candidates(top_k)
+        confidence = candidates[0][1] if candidates else 0.0
+        colour = confidence_colour(confidence)
+        cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, max(1, int(2 * scale)))
+        label = track.code or "?"
+        if track.rotated:
+            label += "~"
+        _text(canvas, label, (x1, max(12, y1 - int(4 * scale))), 0.5 * scale, colour)
+
+
+def _draw_groups(canvas: np.ndarray, outcome: HandOutcome, scale: float) -> None:
+    """Outline each group of the announced hand (tiles sharing a ``group`` id in the document)."""
+    groups: dict[Any, list[list[float]]] = {}
+    for tile in outcome.document.get("tiles", []):
+        if tile.get("group") is not None and tile.get("box"):
+            groups.setdefault(tile["group"], []).append(tile["box"])
+    pad = int(6 * scale)
+    for number, (group, boxes) in enumerate(sorted(groups.items(), key=lambda item: str(item[0]))):
+        array = np.array(boxes, dtype=float)
+        x1, y1 = array[:, 0].min() - pad, array[:, 1].min() - pad
+        x2, y2 = array[:, 2].max() + pad, array[:, 3].max() + pad
+        colour = GROUP_COLOURS[number % len(GROUP_COLOURS)]
+        cv2.rectangle(canvas, (int(x1), int(y1)), (int(x2), int(y2)), colour, 1)
+        _text(canvas, str(group), (int(x1), int(y2) + int(14 * scale)), 0.45 * scale, colour)
+
+
+def panel_lines(update: LiveUpdate | None, info: PanelInfo) -> list[tuple[str, tuple[int, int, int]]]:
+    """The panel's text, top to bottom, with colours (separate from drawing so it can be tested)."""
+    lines: list[tuple[str, tuple[int, int, int]]] = []
+    header = f"rules: {info.rules}   {info.processed_fps:4.1f} fps"
+    if info.frozen:
+        header += "   FROZEN"
+    lines.append((header, WHITE))
+    if info.source_message:
+        lines.append((info.source_message, RED))
+    if update is None:
+        lines.append(("waiting for the first frame...", GREY))
+        return lines
+    status = update.stability.status
+    tiles = len(update.tracker.confirmed_tracks())
+    if status is TableStatus.EMPTY:
+        lines.append(("no tiles on the table", GREY))
+    elif status is TableStatus.SETTLING:
+        held = update.stability.held_for()
+        reason = update.stability.disturbed or "settling"
+        lines.append((f"{tiles} tiles - {reason} - hold still {held:.1f}/{info.hold_seconds:.1f} s", AMBER))
+    elif update.evaluated is not None and not update.evaluated.complete:
+        lines.append((f"{tiles} tiles steady - not a complete hand: {update.evaluated.reason}", AMBER))
+    else:
+        lines.append((f"{tiles} tiles steady", GREEN))
+    outcome = update.announced
+    if outcome is None:
+        return lines
+    document = outcome.document
+    hand_confidence = document.get("confidence")
+    if isinstance(hand_confidence, int | float):
+        lines.append((f"reading confidence {hand_confidence:.0%}", confidence_colour(float(hand_confidence))))
+    score = document.get("score") or {}
+    if score.get("valid", True):
+        lines.append((f"TOTAL {score.get('total', '?')} {score.get('unit', '')}".rstrip(), GREEN))
+    else:
+        lines.append((f"not a winning hand: {score.get('reason', '')}", RED))
+    for item in score.get("items", []):
+        lines.append((f"  {item.get('name', item.get('id', '?'))}: {item.get('value', '')}", WHITE))
+    for warning in list(document.get("warnings", [])) + list(score.get("warnings", [])):
+        lines.append((f"! {warning}", AMBER))
+    return lines
+
+
+def _draw_panel(canvas: np.ndarray, update: LiveUpdate | None, info: PanelInfo, scale: float) -> None:
+    lines = panel_lines(update, info)
+    size = 0.5 * scale
+    step = int(22 * scale)
+    width = min(canvas.shape[1], int(430 * scale))
+    height = min(canvas.shape[0], step * len(lines) + int(12 * scale))
+    region = canvas[0:height, canvas.shape[1] - width :]
+    cv2.addWeighted(region, 0.35, np.zeros_like(region), 0.65, 0, dst=region)
+    x = canvas.shape[1] - width + int(8 * scale)
+    for row, (text, colour) in enumerate(lines):
+        _text(canvas, text, (x, step * (row + 1)), size, colour)
+
+
+def _text(
+    canvas: np.ndarray, text: str, origin: tuple[int, int], size: float, colour: tuple[int, int, int]
+) -> None:
+    thickness = max(1, int(round(size * 2)))
+    cv2.putText(canvas, text, origin, FONT, size, (0, 0, 0), thickness + 2, cv2.LINE_AA)
+    cv2.putText(canvas, text, origin, FONT, size, colour, thickness, cv2.LINE_AA)

@@ -1,0 +1,429 @@
+"""The live loop: capture, inference and display/output, with the keys of the window.
+
+Two arrangements:
+
+* **threaded** (cameras, streams, a file played in real time, or any run with a window): the
+  capture thread serves the newest frame, an inference thread processes the newest frame it can
+  get (as fast as the CPU allows), and the main thread shows or writes *every* captured frame with
+  the latest result drawn on it, so the picture moves at camera rate even when inference is slower.
+* **synchronous** (a file in every-frame pacing without a window, the default for
+  ``--headless`` on a file): each frame is processed in turn, so the output is the same on any
+  machine. Timestamps are media time.
+
+Events (a hand announced, a hand cleared) go to a sink: JSON lines or human lines on stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import cv2
+import numpy as np
+
+from scoring.errors import InputError
+from vision.live.capture import Frame, FrameGrabber, GrabberStatus, Pace
+from vision.live.engine import HandReader, LiveEngine, LiveEvent, LiveUpdate
+from vision.live.panel import PanelInfo, draw_live
+
+WINDOW_NAME = "taicam live"
+KEY_HELP = "keys: space freeze, s snapshot, r next rule set, c reset, q quit"
+
+
+@dataclass
+class SessionOptions:
+    headless: bool = False
+    json_lines: bool = False
+    annotate_path: Path | None = None
+    snapshot_dir: Path = field(default_factory=Path.cwd)
+    #: Stop after this many seconds of source time (None: until the source ends or the user quits).
+    max_seconds: float | None = None
+
+
+@dataclass
+class SessionSummary:
+    """How a session went; printed on stderr when it ends."""
+
+    source: str
+    end_reason: str
+    frames_read: int = 0
+    frames_processed: int = 0
+    frames_shown: int = 0
+    hands_announced: int = 0
+    wall_seconds: float = 0.0
+    processing_seconds: float = 0.0
+    failed: bool = False
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def processed_fps(self) -> float:
+        return self.frames_processed / self.wall_seconds if self.wall_seconds > 0 else 0.0
+
+    def describe(self) -> str:
+        return (
+            f"taicam live: {self.end_reason}; {self.frames_read} frames read, "
+            f"{self.frames_processed} processed ({self.processed_fps:.1f} per second), "
+            f"{self.hands_announced} hand(s) announced"
+        )
+
+
+def event_document(update: LiveUpdate, source: str) -> dict[str, Any]:
+    """The JSON line for an update that carries an event (DESIGN.md's photo document + event fields)."""
+    assert update.event is not None
+    head = {
+        "event": str(update.event),
+        "source": source,
+        "frame": update.frame_index,
+        "time": round(update.timestamp, 3),
+    }
+    if update.event is LiveEvent.HAND and update.announced is not None:
+        return {**head, **update.announced.document}
+    return head
+
+
+def describe_event(document: dict[str, Any]) -> str:
+    """One human line for an event (the non-JSON output)."""
+    when = f"[{document['time']:7.2f} s]"
+    if document["event"] != LiveEvent.HAND:
+        return f"{when} hand cleared"
+    hand = document.get("hand") or {}
+    tiles = " ".join(hand.get("concealed", []))
+    melds = "  ".join("".join(meld.get("tiles", [])) for meld in hand.get("melds", []))
+    flowers = " ".join(hand.get("flowers", []))
+    score = document.get("score") or {}
+    if score.get("valid", True):
+        items = ", ".join(
+            f"{item.get('name', item.get('id'))} {item.get('value')}" for item in score.get("items", [])
+        )
+        verdict = f"{score.get('total')} {score.get('unit', '')} under {score.get('rules', '?')}: {items}"
+    else:
+        verdict = f"not a winning hand under {score.get('rules', '?')}: {score.get('reason', '')}"
+    parts = [tiles, f"melds {melds}" if melds else "", f"flowers {flowers}" if flowers else ""]
+    return f"{when} {' | '.join(part for part in parts if part)}  =>  {verdict}"
+
+
+def write_atomic(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` through a temp file in the same folder, so it is never half-written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.replace(temp_name, path)
+    except BaseException:
+        Path(temp_name).unlink(missing_ok=True)
+        raise
+
+
+def save_snapshot(
+    directory: Path, frame: Frame, annotated: np.ndarray, update: LiveUpdate | None, source: str, rules: str
+) -> Path:
+    """Save the raw frame, the annotated frame and a JSON of what was read; returns the JSON path."""
+    stem = time.strftime("taicam-live-%Y%m%d-%H%M%S") + f"-f{frame.index}"
+    for image, suffix in ((frame.image, ".jpg"), (annotated, ".annotated.jpg")):
+        ok, encoded = cv2.imencode(".jpg", image)
+        if not ok:
+            raise InputError("cannot encode the snapshot image")
+        write_atomic(directory / f"{stem}{suffix}", encoded.tobytes())
+    document: dict[str, Any] = {"source": source, "frame": frame.index, "time": round(frame.timestamp, 3)}
+    document["rules"] = rules
+    if update is not None:
+        document["status"] = str(update.status)
+        document["tiles"] = [
+            {
+                "track": track.track_id,
+                "code": track.code,
+                "box": [round(v, 1) for v in track.detection.box],
+                "rotated": track.rotated,
+                "face_down": track.face_down,
+                "alternatives": [{"code": c, "confidence": round(p, 4)} for c, p in track.voted_candidates()],
+            }
+            for track in update.tracker.confirmed_tracks()
+        ]
+        if update.announced is not None:
+            document["announced"] = update.announced.document
+    json_path = directory / f"{stem}.json"
+    write_atomic(json_path, (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode())
+    return json_path
+
+
+class EventSink:
+    """Where events go: JSON lines (flushed at once, for pipes) or human lines."""
+
+    def __init__(self, stream: TextIO, json_lines: bool) -> None:
+        self.stream = stream
+        self.json_lines = json_lines
+
+    def emit(self, document: dict[str, Any]) -> None:
+        if self.json_lines:
+            self.stream.write(json.dumps(document, ensure_ascii=False) + "\n")
+        else:
+            self.stream.write(describe_event(document) + "\n")
+        self.stream.flush()
+
+
+class LiveSession:
+    """Runs one live session until the source ends, fails, the user quits, or ``max_seconds``."""
+
+    def __init__(
+        self,
+        grabber: FrameGrabber,
+        engine: LiveEngine,
+        *,
+        rules_cycle: list[str],
+        make_reader: Callable[[str], HandReader],
+        sink: EventSink,
+        options: SessionOptions,
+        hold_seconds: float = 0.8,
+    ) -> None:
+        self.grabber = grabber
+        self.engine = engine
+        self.rules_cycle = rules_cycle
+        self.rules = rules_cycle[0]
+        self.make_reader = make_reader
+        self.sink = sink
+        self.options = options
+        self.hold_seconds = hold_seconds
+        self.summary = SessionSummary(source=grabber.source.describe(), end_reason="")
+        self._lock = threading.Lock()  # guards the latest update, the event queue and the counters
+        self._engine_lock = threading.Lock()  # the engine is used by one thread at a time
+        self._latest: LiveUpdate | None = None
+        self._events: deque[dict[str, Any]] = deque()
+        self._process_times: deque[float] = deque(maxlen=30)
+        self._quit = threading.Event()
+        self._writer: cv2.VideoWriter | None = None
+        self._inference_error: BaseException | None = None
+
+    # -- public ----------------------------------------------------------------------------------
+    def run(self) -> SessionSummary:
+        started = time.monotonic()
+        synchronous = self.options.headless and self.grabber.pace is Pace.EVERY
+        try:
+            if synchronous:
+                self._run_synchronous()
+            else:
+                self._run_threaded()
+        finally:
+            self.summary.wall_seconds = time.monotonic() - started
+            self.summary.frames_read = self.grabber.stats.frames_read
+            self.grabber.stop()
+            if self._writer is not None:
+                self._writer.release()
+            if not self.options.headless:
+                cv2.destroyAllWindows()
+        if self._inference_error is not None:
+            raise self._inference_error
+        if not self.summary.end_reason:
+            self.summary.end_reason = self._end_reason()
+        return self.summary
+
+    def processed_fps(self) -> float:
+        with self._lock:
+            times = list(self._process_times)
+        if len(times) < 2 or times[-1] <= times[0]:
+            return 0.0
+        return (len(times) - 1) / (times[-1] - times[0])
+
+    # -- the two arrangements --------------------------------------------------------------------
+    def _run_synchronous(self) -> None:
+        last = -1
+        while not self._quit.is_set():
+            frame = self.grabber.next_frame(last, timeout=5.0)
+            if frame is None:
+                if self.grabber.finished:
+                    return
+                continue
+            last = frame.index
+            if self._past_limit(frame):
+                self.summary.end_reason = f"stopped after {self.options.max_seconds:g} s as asked"
+                return
+            self._infer(frame)
+            self._flush_events()
+            self._present(frame)
+
+    def _run_threaded(self) -> None:
+        worker = threading.Thread(target=self._inference_loop, name="taicam-inference", daemon=True)
+        worker.start()
+        frozen: tuple[Frame, LiveUpdate | None] | None = None
+        shown = -1
+        try:
+            while not self._quit.is_set():
+                self._flush_events()
+                frame = self.grabber.peek()
+                if frame is None or frame.index == shown:
+                    if self.grabber.finished and not worker.is_alive():
+                        break
+                    if not worker.is_alive() and self._inference_error is not None:
+                        break
+                    self._handle_keys(frame, frozen, wait_ms=5)
+                    if self.options.headless:
+                        time.sleep(0.003)
+                    continue
+                shown = frame.index
+                if self._past_limit(frame):
+                    self.summary.end_reason = f"stopped after {self.options.max_seconds:g} s as asked"
+                    break
+                if frozen is None:
+                    self._present(frame)
+                frozen = self._handle_keys(frame, frozen, wait_ms=1)
+        finally:
+            self._quit.set()
+            worker.join(timeout=10.0)
+            self._flush_events()
+
+    def _inference_loop(self) -> None:
+        last = -1
+        try:
+            while not self._quit.is_set():
+                frame = self.grabber.next_frame(last, timeout=0.5)
+                if frame is None:
+                    if self.grabber.finished:
+                        return
+                    continue
+                last = frame.index
+                self._infer(frame)
+        except BaseException as error:  # noqa: BLE001 - reported by the main thread
+            self._inference_error = error
+            self._quit.set()
+
+    # -- steps -----------------------------------------------------------------------------------
+    def _infer(self, frame: Frame) -> None:
+        with self._engine_lock:
+            update = self.engine.process(frame.image, frame.timestamp, frame.index)
+        self._record(update)
+
+    def _record(self, update: LiveUpdate) -> None:
+        with self._lock:
+            self._latest = update
+            self._process_times.append(time.monotonic())
+            self.summary.frames_processed += 1
+            self.summary.processing_seconds += update.times.total
+            if update.event is not None:
+                document = event_document(update, self.summary.source)
+                self._events.append(document)
+                if update.event is LiveEvent.HAND:
+                    self.summary.hands_announced += 1
+
+    def _flush_events(self) -> None:
+        while True:
+            with self._lock:
+                if not self._events:
+                    return
+                document = self._events.popleft()
+            self.summary.events.append(document)
+            self.sink.emit(document)
+
+    def _panel_info(self) -> PanelInfo:
+        message = ""
+        if self.grabber.status is GrabberStatus.RECONNECTING:
+            message = f"{self.grabber.source.describe()} lost - reconnecting..."
+        return PanelInfo(
+            rules=self.rules,
+            processed_fps=self.processed_fps(),
+            source_message=message,
+            hold_seconds=self.hold_seconds,
+        )
+
+    def _present(self, frame: Frame, frozen: bool = False) -> np.ndarray | None:
+        if self.options.headless and self.options.annotate_path is None:
+            return None
+        with self._lock:
+            update = self._latest
+        info = self._panel_info()
+        if frozen:
+            info = PanelInfo(**{**info.__dict__, "frozen": True})
+        annotated = draw_live(frame.image, update, info)
+        if self.options.annotate_path is not None:
+            self._write_annotated(annotated)
+        if not self.options.headless:
+            cv2.imshow(WINDOW_NAME, annotated)
+        self.summary.frames_shown += 1
+        return annotated
+
+    def _write_annotated(self, annotated: np.ndarray) -> None:
+        if self._writer is None:
+            path = self.options.annotate_path
+            assert path is not None
+            height, width = annotated.shape[:2]
+            fourcc = cv2.VideoWriter_fourcc(*("MJPG" if path.suffix.lower() == ".avi" else "mp4v"))
+            self._writer = cv2.VideoWriter(str(path), fourcc, float(self.grabber.fps), (width, height))
+            if not self._writer.isOpened():
+                raise InputError(f"cannot write the annotated video {path} (use .mp4 or .avi)")
+        self._writer.write(annotated)
+
+    def _handle_keys(
+        self, frame: Frame | None, frozen: tuple[Frame, LiveUpdate | None] | None, wait_ms: int
+    ) -> tuple[Frame, LiveUpdate | None] | None:
+        """Read one key press (window mode only) and act on it; returns the new freeze state."""
+        if self.options.headless:
+            return frozen
+        key = cv2.waitKey(wait_ms) & 0xFF
+        if key == 255:
+            return frozen
+        if key in (ord("q"), 27):
+            self.summary.end_reason = "quit by the user"
+            self._quit.set()
+        elif key == ord(" ") and frame is not None:
+            if frozen is None:
+                with self._lock:
+                    frozen = (frame, self._latest)
+                self._present(frame, frozen=True)
+            else:
+                frozen = None
+        elif key == ord("s") and frame is not None:
+            shown_frame, update = frozen if frozen is not None else (frame, self._latest)
+            annotated = draw_live(shown_frame.image, update, self._panel_info())
+            path = save_snapshot(
+                self.options.snapshot_dir, shown_frame, annotated, update, self.summary.source, self.rules
+            )
+            print(f"taicam live: snapshot saved to {path}", file=sys.stderr)
+        elif key == ord("r"):
+            self._next_rules()
+        elif key == ord("c"):
+            with self._engine_lock, self._lock:
+                self.engine.reset()
+                self._latest = None
+        return frozen
+
+    def _next_rules(self) -> None:
+        position = self.rules_cycle.index(self.rules)
+        self.rules = self.rules_cycle[(position + 1) % len(self.rules_cycle)]
+        reader = self.make_reader(self.rules)
+        with self._engine_lock:
+            event = self.engine.set_hand_reader(reader)
+        with self._lock:
+            latest = self._latest
+        if event is not None and latest is not None:
+            update = LiveUpdate(
+                frame_index=latest.frame_index,
+                timestamp=latest.timestamp,
+                tracker=self.engine.tracker,
+                stability=self.engine.stability,
+                announced=self.engine.announced,
+                evaluated=latest.evaluated,
+                event=event,
+                times=latest.times,
+            )
+            self._record(update)
+        print(f"taicam live: rule set {self.rules}", file=sys.stderr)
+
+    def _past_limit(self, frame: Frame) -> bool:
+        return self.options.max_seconds is not None and frame.timestamp > self.options.max_seconds
+
+    def _end_reason(self) -> str:
+        status = self.grabber.status
+        if status is GrabberStatus.FAILED:
+            self.summary.failed = True
+            return self.grabber.message
+        if status is GrabberStatus.ENDED:
+            return self.grabber.message or "end of stream"
+        return "stopped"
