@@ -1,0 +1,97 @@
+"""Image loading: EXIF orientation, reduced decoding, and a clear InputError for every bad file."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from scoring.errors import InputError
+from vision.imageio import PhotoSource, load_image, read_header
+
+
+def _photo(path, width=400, height=300, orientation=1):
+    """A JPEG whose left half is red and top half bright, stored with an EXIF orientation tag."""
+    array = np.zeros((height, width, 3), np.uint8)
+    array[:, : width // 2, 0] = 255
+    array[: height // 2, :, 1] = 200
+    image = Image.fromarray(array)
+    exif = image.getexif()
+    exif[0x0112] = orientation
+    image.save(path, quality=95, exif=exif)
+    return array
+
+
+def test_exif_rotation_is_applied(tmp_path):
+    path = tmp_path / "rotated.jpg"
+    _photo(path, orientation=6)  # stored landscape, displayed turned 90 degrees clockwise
+    image = load_image(path)
+    assert image.shape == (400, 300, 3)
+    # Clockwise turn: the stored left (red) half becomes the top half; BGR so red is channel 2.
+    assert image[50, 150, 2] > 200 and image[350, 150, 2] < 50
+    assert read_header(path).upright_size == (300, 400)
+
+
+def test_reduced_decoding_keeps_the_long_side_bounded(tmp_path):
+    path = tmp_path / "big.jpg"
+    _photo(path, width=2400, height=1800)
+    small = load_image(path, max_side=640)
+    assert max(small.shape[:2]) == 640 and small.shape[0] == 480
+    source = PhotoSource(path)
+    image, scale = source.image(800)
+    assert image.shape[1] == 800 and abs(scale - 800 / 2400) < 1e-9
+    full, scale = source.image()
+    assert full.shape[:2] == (1800, 2400) and scale == 1.0
+
+
+def test_png_and_grey_images_load_as_bgr(tmp_path):
+    path = tmp_path / "grey.png"
+    Image.fromarray(np.full((20, 30), 128, np.uint8)).save(path)
+    image = load_image(path)
+    assert image.shape == (20, 30, 3) and image.dtype == np.uint8
+
+
+def test_not_an_image(tmp_path):
+    path = tmp_path / "notes.jpg"
+    path.write_text("this is a shopping list, not a photo")
+    with pytest.raises(InputError, match="not an image"):
+        load_image(path)
+
+
+def test_empty_file(tmp_path):
+    path = tmp_path / "empty.jpg"
+    path.write_bytes(b"")
+    with pytest.raises(InputError, match="empty"):
+        load_image(path)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(InputError, match="no such file"):
+        load_image(tmp_path / "nope.jpg")
+
+
+def test_truncated_jpeg(tmp_path):
+    path = tmp_path / "cut.jpg"
+    _photo(path, width=800, height=600)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 3])
+    with pytest.raises(InputError, match="truncated or corrupt"):
+        load_image(path)
+
+
+def test_huge_image_is_refused_before_decoding(tmp_path):
+    """A 30000x30000 PNG header (a few bytes of data): refused from the header alone."""
+    path = tmp_path / "huge.png"
+
+    def chunk(kind: bytes, payload: bytes) -> bytes:
+        crc = struct.pack(">I", zlib.crc32(kind + payload))
+        return struct.pack(">I", len(payload)) + kind + payload + crc
+
+    header = struct.pack(">IIBBBBB", 30000, 30000, 8, 2, 0, 0, 0)
+    data = chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 100)) + chunk(b"IEND", b"")
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + data)
+    with pytest.raises(InputError, match="30000x30000"):
+        load_image(path)
