@@ -30,7 +30,9 @@ def _root() -> None:
 
 
 # Each entry is a module with a ``register(app: typer.Typer) -> None`` function.
-COMMAND_MODULES: tuple[str, ...] = ()
+COMMAND_MODULES: tuple[str, ...] = (
+    "vision.label.cli",
+)
 
 
 def _register_commands() -> None:

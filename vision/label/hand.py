@@ -1,0 +1,147 @@
+"""The hand JSON (DESIGN.md) of a labelled photo, derived from its tiles' groups and roles.
+
+A person marks which tiles form each exposed set (``role`` meld / concealed_kong, shared
+``group``), which are flowers, which is the winning tile, and which are not part of the hand
+(``distractor``); everything else standing in the photo is the concealed row. The derivation is
+deliberately literal: it never guesses a set the person did not mark, and it reports what keeps
+the hand from being complete as warnings the page shows next to the form.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from scoring.errors import InputError
+from scoring.tiles import BACK, WIND_CODES, is_flower, next_in_suit, sort_key
+from vision.dataset.manifest import UNKNOWN_CODE, TileLabel
+
+#: The win context the page asks for, with the JSON type each key takes (RULESETS R-1: keys not
+#: given did not happen).
+CONTEXT_FIELDS: dict[str, str] = {
+    "self_drawn": "bool",
+    "seat_wind": "wind",
+    "round_wind": "wind",
+    "dealer": "bool",
+    "dealer_streak": "count",
+    "discarder": "seat",
+    "last_tile": "bool",
+    "robbing_kong": "bool",
+    "replacement_draw": "bool",
+    "ting": "bool",
+    "first_turn": "bool",
+    "tiles_on_table": "count",
+    "robbed_eighth_flower": "bool",
+}
+
+_MELD_ROLES = ("meld", "concealed_kong")
+
+
+def validate_context(context: Any) -> dict[str, Any]:
+    """Check the page's win context; drop unset values (None, ""), raise InputError on bad ones."""
+    if not isinstance(context, dict):
+        raise InputError("'context' must be a JSON object")
+    clean: dict[str, Any] = {}
+    for key, value in context.items():
+        kind = CONTEXT_FIELDS.get(key)
+        if kind is None:
+            raise InputError(f"unknown win-context key {key!r}")
+        if value is None or value == "":
+            continue
+        if kind == "bool" and not isinstance(value, bool):
+            raise InputError(f"context {key} must be true or false, got {value!r}")
+        if kind == "wind" and value not in WIND_CODES:
+            raise InputError(f"context {key} must be a wind code 1z..4z, got {value!r}")
+        if kind in ("count", "seat") and (not isinstance(value, int) or isinstance(value, bool)
+                                          or value < 0 or value > 200):
+            raise InputError(f"context {key} must be a small whole number, got {value!r}")
+        if kind == "seat" and not 1 <= value <= 4:
+            raise InputError(f"context {key} must be a seat 1..4, got {value!r}")
+        clean[key] = value
+    return clean
+
+
+def meld_kind(codes: list[str]) -> str | None:
+    """``chow``/``pung``/``kong`` for a legal exposed set of face codes, else None."""
+    if any(code in (BACK, UNKNOWN_CODE) for code in codes):
+        return None
+    if len(codes) == 4 and len(set(codes)) == 1:
+        return "kong"
+    if len(codes) != 3:
+        return None
+    if len(set(codes)) == 1:
+        return "pung"
+    low, mid, high = sorted(codes, key=sort_key)
+    return "chow" if next_in_suit(low) == mid and next_in_suit(mid) == high else None
+
+
+def hand_from_labels(
+    tiles: list[TileLabel], context: dict[str, Any]
+) -> tuple[dict[str, Any] | None, list[str]]:
+    """The hand JSON for ``tiles`` (None when the person has not described a hand) and warnings.
+
+    A hand is described once any tile has a role or a group, or a win context is given. A set
+    that holds the winning tile (laid sideways across it) is the set the win completed, so its
+    tiles count as standing in the hand, as DESIGN.md's ``concealed`` says.
+    """
+    if not context and not any(t.role is not None or t.group is not None for t in tiles):
+        return None, []
+    warnings: list[str] = []
+    winners = [i for i, t in enumerate(tiles) if t.role == "winning"]
+    if len(winners) > 1:
+        warnings.append(f"{len(winners)} tiles are marked as the winning tile; the first counts")
+    winning_index = winners[0] if winners else None
+
+    groups: dict[int, list[int]] = defaultdict(list)
+    for i, tile in enumerate(tiles):
+        if tile.group is not None and tile.role in _MELD_ROLES:
+            groups[tile.group].append(i)
+
+    melds: list[dict[str, Any]] = []
+    in_meld: set[int] = set()
+    for group_id, members in sorted(groups.items()):
+        if winning_index in members:
+            continue  # the set the winning tile completed stands in the hand (concealed row)
+        concealed = any(tiles[i].role == "concealed_kong" for i in members)
+        codes = [tiles[i].code for i in members]
+        faces = {c for c in codes if c not in (BACK, UNKNOWN_CODE)}
+        if concealed and len(faces) == 1 and len(codes) == 4:
+            codes = [next(iter(faces))] * 4  # face-down tiles of a concealed kong share its face
+        kind = meld_kind(codes)
+        if kind is None or (concealed and kind != "kong"):
+            warnings.append(f"group {group_id} ({' '.join(codes)}) is not a legal "
+                            f"{'concealed kong' if concealed else 'set'}; left out of the hand")
+            continue
+        melds.append({"kind": kind, "tiles": sorted(codes, key=sort_key), "concealed": concealed})
+        in_meld.update(members)
+
+    concealed_tiles: list[str] = []
+    flowers: list[str] = []
+    for i, tile in enumerate(tiles):
+        if i in in_meld or tile.role == "distractor":
+            continue
+        if tile.role in _MELD_ROLES and tile.group is None:
+            warnings.append(f"tile {i} ({tile.code}) is marked {tile.role} but is in no group")
+            continue
+        if tile.code in (BACK, UNKNOWN_CODE):
+            what = "face-down" if tile.code == BACK else "not identified yet"
+            warnings.append(f"tile {i} is {what}; left out of the hand")
+            continue
+        if tile.role == "flower" or (is_flower(tile.code) and i != winning_index):
+            flowers.append(tile.code)
+        else:
+            concealed_tiles.append(tile.code)
+
+    hand: dict[str, Any] = {
+        "concealed": sorted(concealed_tiles, key=sort_key),
+        "melds": melds,
+        "flowers": sorted(flowers, key=sort_key),
+    }
+    if winning_index is None:
+        warnings.append("no winning tile marked (select it and press w)")
+    elif tiles[winning_index].code in (BACK, UNKNOWN_CODE):
+        warnings.append("the winning tile has no face code yet")
+    else:
+        hand["winning_tile"] = tiles[winning_index].code
+    hand["context"] = dict(context)
+    return hand, warnings
