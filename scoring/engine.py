@@ -1,0 +1,223 @@
+"""``score_hand``: check the hand, score every reading under a rule set, report the best one.
+
+Steps: merge the win context (table defaults < hand < flags), check the hand is a legal win
+(tile counts, melds, context consistency), build every reading (decompositions x winning-tile
+places, special shapes, the flower instant win), apply each rule-set row to each reading,
+drop superseded rows, apply exclusive rows, the chicken post-pass and the base point, and keep
+the best total. An illegal but well-formed hand is never an exception: it is ``valid=False``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from scoring.hand import Hand
+from scoring.patterns import DETECTORS
+from scoring.payments import build_payments, build_side_payments
+from scoring.readings import HandFacts, Reading, enumerate_readings, flower_reading
+from scoring.report import ScoreItem, ScoreReport
+from scoring.rules import PatternRow, RuleSet, load_ruleset
+from scoring.shapes import INDEX
+from scoring.table import TableSettings
+from scoring.tiles import is_flower, sorted_codes
+
+_DEFAULT_TABLE = TableSettings()
+
+
+def score_hand(hand: Hand, rules: str | RuleSet = "taiwan",
+               table: TableSettings | None = None) -> ScoreReport:
+    """Score ``hand`` under ``rules`` (an id, a path to a rule file, or a loaded :class:`RuleSet`).
+
+    Never raises for an illegal but well-formed hand: the report says ``valid=False`` and why.
+    A broken rule file is an :class:`InputError` (it is the caller's input, not the hand's).
+    """
+    ruleset = load_ruleset(rules)
+    table = table or _DEFAULT_TABLE
+    warnings: list[str] = []
+    options = dict(ruleset.options)
+    options["ting_in_play"] = table.ting
+    for key, value in table.options.items():
+        if key in ruleset.options:
+            options[key] = value
+        else:
+            warnings.append(f"house option {key!r} is not an option of rule set {ruleset.id!r}; ignored")
+    context = table.context.merged(hand.context)
+    report = ScoreReport(rules=ruleset.id, unit=ruleset.unit, valid=False, warnings=warnings)
+
+    reason = check_hand(hand, ruleset, context)
+    if reason:
+        report.reason = reason
+        return report
+
+    facts = HandFacts(hand, context, options, ruleset.special_shapes)
+    readings = enumerate_readings(hand, facts, ruleset.special_shapes, ruleset.sets_needed)
+    flower_wins = any(row.detector in ("seven_flowers", "eight_flowers") for row in ruleset.patterns)
+    if len(facts.flowers) >= 7 and flower_wins:
+        readings.append(flower_reading(hand))
+    if not readings:
+        report.reason = _not_a_win_reason(hand, ruleset)
+        return report
+
+    active = [row for row in ruleset.patterns if _row_on(row, options)]
+    hand_hits = {row.id: DETECTORS[row.detector].function(facts, row.params) for row in active
+                 if row.detector in DETECTORS and DETECTORS[row.detector].scope == "hand"}
+    closure = ruleset.supersession_closure(options)
+    best: tuple[int, list[ScoreItem], Reading] | None = None
+    for reading in readings:
+        total, items = _score_reading(reading, facts, ruleset, active, hand_hits, closure, options)
+        if not items and reading.shape == "flowers":
+            continue
+        if best is None or total > best[0]:
+            best = (total, items, reading)
+    if best is None:
+        report.reason = "a flower is the winning tile only for a seven- or eight-flower win under these rules"
+        return report
+
+    total, items, reading = best
+    if table.limit is not None and total > table.limit:
+        items.append(ScoreItem("limit", f"Table limit {table.limit}", "", table.limit - total, []))
+        warnings.append(f"total {total} capped at the table limit of {table.limit}")
+        total = table.limit
+    report.valid = True
+    report.total = total
+    report.items = items
+    report.reading = reading
+    report.readings_scored = len(readings)
+    report.waits = list(facts.waits)
+    report.payments = build_payments(ruleset, table, context, total, reading)
+    report.side_payments = build_side_payments(ruleset, facts, reading, context, options)
+    minimum = table.minimum_for(context.round_wind)
+    if minimum is not None and total < minimum:
+        warnings.append(f"total {total} is below the table minimum of {minimum} {ruleset.unit} (R-17)")
+    warnings.extend(_context_warnings(facts, ruleset, table))
+    return report
+
+
+def _row_on(row: PatternRow, options: dict) -> bool:
+    if row.when is not None and not options.get(row.when):
+        return False
+    return not (row.unless is not None and options.get(row.unless))
+
+
+def _score_reading(reading: Reading, facts: HandFacts, ruleset: RuleSet, active: list[PatternRow],
+                   hand_hits: dict, closure: dict, options: dict) -> tuple[int, list[ScoreItem]]:
+    fired: list[tuple[PatternRow, list[tuple[str, ...]]]] = []
+    chicken: PatternRow | None = None
+    for row in active:
+        if row.detector == "chicken_hand":
+            chicken = row
+            continue
+        detector = DETECTORS[row.detector]
+        if detector.scope == "hand":
+            hits = hand_hits[row.id]
+        else:
+            hits = detector.function(reading, facts, row.params)
+        if hits:
+            fired.append((row, hits))
+    if reading.shape == "flowers":
+        fired = [(row, hits) for row, hits in fired if row.exclusive]
+        if not fired:
+            return 0, []
+    removed: set[str] = set()
+    for row, _ in fired:
+        removed |= closure[row.id]
+    fired = [(row, hits) for row, hits in fired if row.id not in removed]
+    exclusive = [(row, hits) for row, hits in fired if row.exclusive]
+    if exclusive:
+        keep_last = options.get("flower_win_takes_base", False)
+        fired = exclusive + [(row, hits) for row, hits in fired if row.last and keep_last]
+    if chicken is not None and not exclusive:
+        before_base = sum(row.value * len(hits) for row, hits in fired if not row.last and not row.double)
+        if before_base == chicken.params.get("points_before_base", 1):
+            fired = [(chicken, [()])] + [(row, hits) for row, hits in fired if row.last]
+    fired.sort(key=lambda pair: pair[0].last)
+    items = []
+    points = 0
+    doubles: list[tuple[PatternRow, list[tuple[str, ...]]]] = []
+    for row, hits in fired:
+        if row.double:
+            doubles.append((row, hits))
+            continue
+        tiles = sorted_codes([t for hit in hits for t in hit]) if len(hits) > 1 else list(hits[0])
+        value = row.value * len(hits)
+        points += value
+        items.append(ScoreItem(row.id, row.name, row.name_zh, value, tiles, len(hits)))
+    for row, hits in doubles:
+        n = row.value * len(hits)
+        added = points * (2 ** n) - points
+        points += added
+        tiles = [t for hit in hits for t in hit]
+        items.append(ScoreItem(row.id, row.name, row.name_zh, added, tiles, len(hits), doubles=n))
+    return points, items
+
+
+def check_hand(hand: Hand, ruleset: RuleSet, context) -> str | None:
+    """Why ``hand`` cannot be a win under ``ruleset`` (tile counts, melds, context), or None."""
+    for meld in hand.melds:
+        problem = _meld_problem(meld)
+        if problem:
+            return problem
+    if len(set(hand.flowers)) != len(hand.flowers):
+        dup = next(c for c, n in Counter(hand.flowers).items() if n > 1)
+        return f"flower {dup} appears twice (each flower exists once)"
+    copies = Counter(hand.all_set_tiles())
+    for code, n in copies.items():
+        if n > 4:
+            return f"{code} appears {n} times (a set has only 4 of each tile)"
+    sets = ruleset.sets_needed
+    size = len(hand.concealed) + 3 * len(hand.melds)
+    if is_flower(hand.winning_tile):
+        if size not in (ruleset.hand_tiles, ruleset.hand_tiles + 1):
+            return (f"wrong tile count: {size} tiles (kongs counted as 3) with a flower win; expected "
+                    f"{ruleset.hand_tiles} or {ruleset.hand_tiles + 1}")
+        if hand.winning_tile not in hand.flowers and not context.robbed_eighth_flower:
+            return f"winning flower {hand.winning_tile} is not among the hand's flowers"
+    else:
+        if size != ruleset.hand_tiles + 1:
+            return (f"wrong tile count: {size} tiles (kongs counted as 3); a win under {ruleset.id} "
+                    f"needs {ruleset.hand_tiles + 1} ({sets} sets + a pair)")
+        if hand.winning_tile not in hand.concealed:
+            return f"winning tile {hand.winning_tile} is not among the standing (concealed) tiles"
+    if len(hand.melds) > sets:
+        return f"{len(hand.melds)} melds: a hand has only {sets} sets"
+    if context.robbing_kong and context.self_drawn:
+        return "context: robbing a kong wins on another player's tile, so it cannot be self-drawn"
+    if context.replacement_draw and context.self_drawn is False:
+        return "context: a win on a replacement draw is self-drawn"
+    if context.discarder and context.seat_wind and context.discarder == context.seat_wind:
+        return "context: the discarder cannot be the winner's own seat"
+    if context.discarder and context.self_drawn:
+        return "context: a self-drawn win has no discarder"
+    return None
+
+
+def _meld_problem(meld) -> str | None:
+    tiles = meld.tiles
+    if any(is_flower(t) for t in tiles):
+        return f"illegal {meld.kind} {' '.join(tiles)}: flowers never form sets"
+    if meld.concealed and meld.kind != "kong":
+        return f"illegal meld {' '.join(tiles)}: only a kong can be laid down concealed"
+    if meld.kind == "chow":
+        ok = len(tiles) == 3 and tiles[0][1] != "z" and len({t[1] for t in tiles}) == 1 and \
+            [INDEX[t] for t in tiles] == list(range(INDEX[tiles[0]], INDEX[tiles[0]] + 3))
+    else:
+        ok = len(tiles) == (3 if meld.kind == "pung" else 4) and len(set(tiles)) == 1
+    return None if ok else f"illegal {meld.kind} {' '.join(tiles)}"
+
+
+def _not_a_win_reason(hand: Hand, ruleset: RuleSet) -> str:
+    shapes = f"{ruleset.sets_needed} sets + a pair"
+    if ruleset.special_shapes:
+        shapes += " or " + ", ".join(s.replace("_", " ") for s in ruleset.special_shapes)
+    return f"not a winning hand: the tiles do not form {shapes} with winning tile {hand.winning_tile}"
+
+
+def _context_warnings(facts: HandFacts, ruleset: RuleSet, table: TableSettings) -> list[str]:
+    out = []
+    uses = {row.detector for row in ruleset.patterns}
+    if facts.context.seat_wind is None and (
+            ("seat_flowers" in uses and facts.flowers) or ("wind_pung" in uses and facts.honours)):
+        out.append("seat wind not given: seat flower / seat wind items were not scored")
+    if facts.context.ting and not table.ting:
+        out.append("Ting was declared but the table does not play Ting: no Ting item")
+    return out

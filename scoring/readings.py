@@ -1,0 +1,251 @@
+"""Readings of a hand: one decomposition plus one place for the winning tile, and the hand's facts.
+
+A *reading* is what a player announces when laying the hand down ("these five sets and this pair,
+and the winning tile finished this chow"). The scorer builds every reading (A-GEN-1) and keeps
+the best. :class:`HandFacts` holds what does not depend on the reading (suits present, flowers,
+the waits of the 16 tiles before the win), computed once per hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scoring.hand import Hand, Meld, WinContext
+from scoring.shapes import (
+    CODE,
+    INDEX,
+    SPECIAL_SHAPES,
+    counts_of,
+    standard_splits,
+    winning_tiles,
+)
+from scoring.tiles import flower_seat, is_flower, is_season, rank_of, suit_of
+
+
+class Group:
+    """One set or the pair inside a reading.
+
+    ``hidden``: counts as concealed for concealed-pung counts (a standing pung completed by a
+    winning discard does not, RULESETS R-9). ``meld``: laid down during play (exposed sets and
+    concealed kongs). ``exposed``: an exposed meld (claimed from a discard).
+    """
+
+    __slots__ = ("kind", "first", "tiles", "suit", "rank", "meld", "exposed", "hidden", "winning")
+
+    def __init__(self, kind: str, first: int, tiles: tuple[str, ...], *, meld: bool = False,
+                 exposed: bool = False, hidden: bool = True, winning: bool = False) -> None:
+        self.kind = kind
+        self.first = first
+        self.tiles = tiles
+        code = CODE[first]
+        self.suit = code[1]
+        self.rank = int(code[0])
+        self.meld = meld
+        self.exposed = exposed
+        self.hidden = hidden
+        self.winning = winning
+
+    @property
+    def is_pung(self) -> bool:
+        """Pungs and kongs alike (every seed counts a kong as a pung, A-GEN-5)."""
+        return self.kind == "pung" or self.kind == "kong"
+
+    def describe(self) -> str:
+        body = "".join(str(rank_of(t)) for t in self.tiles) + self.suit
+        if self.exposed:
+            return f"[{body}]"
+        if self.meld:
+            return f"({body})"
+        return body
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "tiles": list(self.tiles), "exposed": self.exposed,
+                "concealed_kong": self.meld and not self.exposed, "winning": self.winning}
+
+
+@dataclass
+class Reading:
+    """One way to read the hand. ``shape`` is ``standard``, a special shape name or ``flowers``."""
+
+    shape: str
+    groups: list[Group]
+    wait: str | None  # pair | pung | edge | closed | open | single | flower
+
+    _cache: dict | None = None
+
+    def memo(self) -> dict:
+        if self._cache is None:
+            self._cache = {}
+        return self._cache
+
+    @property
+    def sets(self) -> list[Group]:
+        return [g for g in self.groups if g.kind in ("chow", "pung", "kong")]
+
+    @property
+    def pungs(self) -> list[Group]:
+        memo = self.memo()
+        if "pungs" not in memo:
+            memo["pungs"] = [g for g in self.groups if g.kind == "pung" or g.kind == "kong"]
+        return memo["pungs"]
+
+    @property
+    def chows(self) -> list[Group]:
+        memo = self.memo()
+        if "chows" not in memo:
+            memo["chows"] = [g for g in self.groups if g.kind == "chow"]
+        return memo["chows"]
+
+    @property
+    def pair(self) -> Group | None:
+        memo = self.memo()
+        if "pair" not in memo:
+            pairs = [g for g in self.groups if g.kind == "pair"]
+            memo["pair"] = pairs[0] if len(pairs) == 1 else None
+        return memo["pair"]
+
+    @property
+    def winning_group(self) -> Group | None:
+        return next((g for g in self.groups if g.winning), None)
+
+    def describe(self) -> str:
+        parts = []
+        for g in self.groups:
+            text = g.describe()
+            parts.append(text + "*" if g.winning else text)
+        label = "" if self.shape == "standard" else f"{self.shape}: "
+        return label + " ".join(parts)
+
+    def to_json(self) -> dict:
+        return {"shape": self.shape, "wait": self.wait, "text": self.describe(),
+                "groups": [g.to_json() for g in self.groups]}
+
+
+class HandFacts:
+    """What the scorer knows about a hand before choosing a reading."""
+
+    def __init__(self, hand: Hand, context: WinContext, options: dict, special: tuple[str, ...]) -> None:
+        self.hand = hand
+        self.context = context
+        self.options = options
+        self.tiles: list[str] = hand.all_set_tiles()
+        self.counts = counts_of(self.tiles)
+        self.suits = frozenset(suit_of(t) for t in self.tiles if suit_of(t) != "z")
+        self.honours = [t for t in self.tiles if suit_of(t) == "z"]
+        self.has_honours = bool(self.honours)
+        self.flowers = hand.flowers
+        self.seat = rank_of(context.seat_wind) if context.seat_wind else None
+        self.self_drawn = bool(context.self_drawn)
+        self.exposed_melds = [m for m in hand.melds if not m.concealed]
+        self.exposed_kongs = [m for m in hand.melds if m.kind == "kong" and not m.concealed]
+        self.concealed_kongs = [m for m in hand.melds if m.kind == "kong" and m.concealed]
+        keeps = options.get("exposed_kong_keeps_concealed", False)
+        self.concealed_hand = all(m.concealed or (keeps and m.kind == "kong") for m in hand.melds)
+        self.no_calls = not self.exposed_melds
+        self.flower_win = is_flower(hand.winning_tile)
+        self.special = special
+        self._waits: list[str] | None = None
+
+    @property
+    def waits(self) -> list[str]:
+        """Tiles that would have completed the 16 tiles before the win (A-GEN-2)."""
+        if self._waits is None:
+            if self.flower_win:
+                self._waits = []
+            else:
+                standing = counts_of(self.hand.concealed)
+                standing[INDEX[self.hand.winning_tile]] -= 1
+                used = list(self.counts)
+                used[INDEX[self.hand.winning_tile]] -= 1
+                special = self.special if not self.hand.melds else ()
+                self._waits = [CODE[i] for i in winning_tiles(standing, used, special)]
+        return self._waits
+
+    def seat_flowers(self) -> list[str]:
+        if self.seat is None:
+            return []
+        return [f for f in self.flowers if flower_seat(f) == self.seat]
+
+    def flower_numbers(self) -> set[int]:
+        return {flower_seat(f) for f in self.flowers}
+
+    def full_flower_sets(self) -> list[tuple[str, ...]]:
+        """Complete sets of four: all four flowers, all four seasons (either or both)."""
+        out = []
+        flowers = tuple(f for f in self.flowers if not is_season(f))
+        seasons = tuple(f for f in self.flowers if is_season(f))
+        if len(flowers) == 4:
+            out.append(flowers)
+        if len(seasons) == 4:
+            out.append(seasons)
+        return out
+
+
+def _meld_group(meld: Meld) -> Group:
+    return Group(meld.kind, INDEX[meld.tiles[0]], meld.tiles, meld=True, exposed=not meld.concealed,
+                 hidden=meld.concealed)
+
+
+def _wait_role(kind: str, first: int, win: int) -> str:
+    if kind == "pair":
+        return "pair"
+    if kind == "pung":
+        return "pung"
+    if kind == "single":
+        return "single"
+    offset = win - first
+    rank = first % 9  # 0-based rank of the chow's first tile
+    if offset == 1:
+        return "closed"
+    if (offset == 0 and rank == 6) or (offset == 2 and rank == 0):
+        return "edge"
+    return "open"
+
+
+def _tiles_of(kind: str, first: int) -> tuple[str, ...]:
+    if kind == "chow":
+        return (CODE[first], CODE[first + 1], CODE[first + 2])
+    if kind == "pung":
+        return (CODE[first],) * 3
+    if kind == "pair":
+        return (CODE[first],) * 2
+    return (CODE[first],)
+
+
+def enumerate_readings(hand: Hand, facts: HandFacts, shapes: tuple[str, ...],
+                       sets_needed: int) -> list[Reading]:
+    """Every decomposition x every place the winning tile can sit (A-GEN-1), special shapes too."""
+    readings: list[Reading] = []
+    if facts.flower_win:
+        return readings
+    counts = counts_of(hand.concealed)
+    win = INDEX[hand.winning_tile]
+    melds = [_meld_group(m) for m in hand.melds]
+    splits = [("standard", split) for split in standard_splits(counts)
+              if sum(1 for kind, _ in split if kind != "pair") + len(melds) == sets_needed]
+    if not hand.melds:
+        for shape in shapes:
+            splits.extend((shape, split) for split in SPECIAL_SHAPES[shape](counts))
+    discard = not facts.self_drawn
+    for shape, split in splits:
+        places = []
+        seen = set()
+        for n, (kind, first) in enumerate(split):
+            contains = first <= win <= first + 2 if kind == "chow" else first == win
+            if contains and (kind, first) not in seen:
+                seen.add((kind, first))
+                places.append(n)
+        for place in places:
+            groups = list(melds)
+            for n, (kind, first) in enumerate(split):
+                winning = n == place
+                hidden = not (winning and discard and kind == "pung")
+                groups.append(Group(kind, first, _tiles_of(kind, first), hidden=hidden, winning=winning))
+            kind, first = split[place]
+            readings.append(Reading(shape, groups, _wait_role(kind, first, win)))
+    return readings
+
+
+def flower_reading(hand: Hand) -> Reading:
+    """The reading of an instant flower win: the flowers are the hand (R-6)."""
+    return Reading("flowers", [], "flower")

@@ -1,0 +1,199 @@
+"""Hand shapes: every way standing tiles split into sets and a pair, and which tiles complete a hand.
+
+Tiles are handled as 34 counts (index = position in ``SET_TILE_CODES``). Each suit is solved on
+its own and the answers are cached by the suit's 9 counts, which is what makes scoring every
+reading of thousands of hands a second possible in pure Python: real hands reuse the same few
+hundred suit patterns. Special shapes (seven pairs + a pung, 13 and 16 orphans) are separate
+functions because they ignore the set structure.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from itertools import product
+
+from scoring.tiles import SET_TILE_CODES
+
+INDEX: dict[str, int] = {code: i for i, code in enumerate(SET_TILE_CODES)}
+CODE: tuple[str, ...] = SET_TILE_CODES
+ORPHAN_INDICES: tuple[int, ...] = (0, 8, 9, 17, 18, 26, 27, 28, 29, 30, 31, 32, 33)
+HONOUR_INDICES: tuple[int, ...] = (27, 28, 29, 30, 31, 32, 33)
+
+#: A group found in standing tiles: (kind, first tile index) with kind "chow", "pung" or "pair".
+Group = tuple[str, int]
+
+
+def counts_of(codes: list[str] | tuple[str, ...]) -> list[int]:
+    counts = [0] * 34
+    for code in codes:
+        counts[INDEX[code]] += 1
+    return counts
+
+
+@lru_cache(maxsize=65536)
+def _suit_splits(counts: tuple[int, ...], honours: bool) -> tuple[tuple[Group, ...], ...]:
+    """Every split of one suit's counts into chows/pungs and at most one pair (ranks 0-based)."""
+    first = next((i for i, c in enumerate(counts) if c), -1)
+    if first < 0:
+        return ((),)
+    out: list[tuple[Group, ...]] = []
+    c = list(counts)
+    if c[first] >= 3:
+        c[first] -= 3
+        out.extend((("pung", first),) + rest for rest in _suit_splits(tuple(c), honours))
+        c[first] += 3
+    if not honours and first <= 6 and c[first + 1] and c[first + 2]:
+        c[first] -= 1
+        c[first + 1] -= 1
+        c[first + 2] -= 1
+        out.extend((("chow", first),) + rest for rest in _suit_splits(tuple(c), honours))
+        c[first] += 1
+        c[first + 1] += 1
+        c[first + 2] += 1
+    if c[first] >= 2:
+        c[first] -= 2
+        out.extend((("pair", first),) + rest for rest in _suit_splits(tuple(c), honours)
+                   if all(kind != "pair" for kind, _ in rest))
+    return tuple(out)
+
+
+@lru_cache(maxsize=65536)
+def _suit_status(counts: tuple[int, ...], honours: bool) -> tuple[bool, bool]:
+    """(splits into sets only, splits into sets plus exactly one pair) for one suit."""
+    no_pair = with_pair = False
+    for split in _suit_splits(counts, honours):
+        if any(kind == "pair" for kind, _ in split):
+            with_pair = True
+        else:
+            no_pair = True
+        if no_pair and with_pair:
+            break
+    return no_pair, with_pair
+
+
+def _blocks(counts: list[int]) -> list[tuple[tuple[int, ...], bool, int]]:
+    return [(tuple(counts[0:9]), False, 0), (tuple(counts[9:18]), False, 9),
+            (tuple(counts[18:27]), False, 18), (tuple(counts[27:34]), True, 27)]
+
+
+def standard_splits(counts: list[int]) -> list[tuple[Group, ...]]:
+    """Every split of the standing tiles into sets plus exactly one pair (indices are global)."""
+    if sum(counts) % 3 != 2:
+        return []
+    per_block = []
+    for block, honours, offset in _blocks(counts):
+        splits = _suit_splits(block, honours)
+        if not splits:
+            return []
+        per_block.append([tuple((kind, start + offset) for kind, start in split) for split in splits])
+    out = []
+    for combo in product(*per_block):
+        groups = tuple(g for part in combo for g in part)
+        if sum(1 for kind, _ in groups if kind == "pair") == 1:
+            out.append(groups)
+    return out
+
+
+def is_standard_complete(counts: list[int]) -> bool:
+    """True if the standing tiles are sets plus exactly one pair (cheap: no split is built)."""
+    if sum(counts) % 3 != 2:
+        return False
+    statuses = [_suit_status(block, honours) for block, honours, _ in _blocks(counts)]
+    for j, (_, with_pair) in enumerate(statuses):
+        if with_pair and all(no_pair for k, (no_pair, _) in enumerate(statuses) if k != j):
+            return True
+    return False
+
+
+def seven_pairs_and_pung(counts: list[int]) -> list[tuple[Group, ...]]:
+    """Seven pairs plus one pung (17 tiles; four of a kind may stand as two pairs)."""
+    if sum(counts) != 17:
+        return []
+    odd = [i for i, c in enumerate(counts) if c % 2]
+    if len(odd) != 1 or counts[odd[0]] != 3:
+        return []
+    groups: list[Group] = [("pung", odd[0])]
+    for i, c in enumerate(counts):
+        if i != odd[0]:
+            groups.extend(("pair", i) for _ in range(c // 2))
+    return [tuple(groups)]
+
+
+def thirteen_orphans_16(counts: list[int]) -> list[tuple[Group, ...]]:
+    """16-tile 13 orphans: one of each terminal and honour, an orphan pair and one more set."""
+    if sum(counts) != 17 or any(counts[i] == 0 for i in ORPHAN_INDICES):
+        return []
+    out = []
+    for pair_tile in ORPHAN_INDICES:
+        if counts[pair_tile] < 2:
+            continue
+        rest = list(counts)
+        for i in ORPHAN_INDICES:
+            rest[i] -= 1
+        rest[pair_tile] -= 1
+        for kind, start in _single_set(rest):
+            groups = tuple(("single", i) for i in ORPHAN_INDICES if i != pair_tile)
+            out.append(groups + (("pair", pair_tile), (kind, start)))
+    return out
+
+
+def _single_set(counts: list[int]) -> list[Group]:
+    """The ways three remaining tiles form one set."""
+    present = [i for i, c in enumerate(counts) if c]
+    if len(present) == 1 and counts[present[0]] == 3:
+        return [("pung", present[0])]
+    if len(present) == 3 and all(counts[i] == 1 for i in present):
+        a, b, c = present
+        if a < 27 and b == a + 1 and c == a + 2 and a // 9 == c // 9:
+            return [("chow", a)]
+    return []
+
+
+def sixteen_unrelated(counts: list[int]) -> list[tuple[Group, ...]]:
+    """十六不搭 (LRC "16 Orphans"): all 7 honours and 3 unrelated tiles per suit, one tile paired.
+
+    Unrelated = ranks at least 3 apart within a suit (A-LRC-10), so no two can join a chow.
+    """
+    if sum(counts) != 17 or any(counts[i] == 0 for i in HONOUR_INDICES) or max(counts) > 2:
+        return []
+    pairs = [i for i, c in enumerate(counts) if c == 2]
+    if len(pairs) != 1:
+        return []
+    for base in (0, 9, 18):
+        ranks = [r for r in range(9) if counts[base + r]]
+        if len(ranks) != 3 or any(b - a < 3 for a, b in zip(ranks, ranks[1:], strict=False)):
+            return []
+    groups = tuple(("single", i) for i, c in enumerate(counts) if c and i != pairs[0])
+    return [groups + (("pair", pairs[0]),)]
+
+
+SPECIAL_SHAPES = {
+    "seven_pairs_pung": seven_pairs_and_pung,
+    "thirteen_orphans": thirteen_orphans_16,
+    "sixteen_orphans": sixteen_unrelated,
+}
+
+
+def winning_tiles(counts: list[int], used: list[int], special: tuple[str, ...] = ()) -> list[int]:
+    """Tile indices that would complete ``counts`` (standing tiles before the win).
+
+    ``used`` counts every copy already in the hand (standing and melds), so a tile whose four
+    copies are all in the hand is not a wait. ``special`` names special shapes that count.
+    """
+    waits = []
+    for i in range(34):
+        if used[i] >= 4:
+            continue
+        if not special:
+            if i < 27:
+                base = i - i % 9
+                if not any(counts[j] for j in range(max(base, i - 2), min(base + 9, i + 3))):
+                    continue
+            elif not counts[i]:
+                continue
+        counts[i] += 1
+        ok = is_standard_complete(counts) or any(SPECIAL_SHAPES[name](counts) for name in special)
+        counts[i] -= 1
+        if ok:
+            waits.append(i)
+    return waits
