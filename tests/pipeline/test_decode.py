@@ -1,0 +1,169 @@
+"""Legal-hand decoding and the confidence report, on readings made from known hands (real scorer)."""
+
+from __future__ import annotations
+
+import pytest
+from hand_scenes import lay_out
+
+from scoring import hand_from_json, score_hand
+from scoring.errors import InputError
+from vision.decode import decode_hand
+from vision.layout import layout_tiles
+from vision.pipeline import read_readings
+from vision.types import GroupRole
+
+CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
+MELDS = [("pung", ["5z", "5z", "5z"], False), ("kong", ["9p"] * 4, True)]
+TRUTH = {"concealed": sorted(CONCEALED + ["3m"], key=lambda c: ("mpsz".index(c[1]), c)),
+         "melds": [{"kind": "pung", "tiles": ["5z"] * 3, "concealed": False},
+                   {"kind": "kong", "tiles": ["9p"] * 4, "concealed": True}],
+         "flowers": ["1f", "6f"], "winning_tile": "3m"}
+
+
+def _decode(scene, **kwargs):
+    readings = scene.readings(angle_degrees=kwargs.pop("angle", 20), **kwargs)
+    return readings, decode_hand(readings, layout_tiles(readings))
+
+
+def _same_hand(hand, truth):
+    def melds(h):
+        return sorted((m["kind"], tuple(sorted(m["tiles"])), m["concealed"]) for m in h["melds"])
+    return (sorted(hand["concealed"]) == sorted(truth["concealed"]) and melds(hand) == melds(truth)
+            and sorted(hand["flowers"]) == sorted(truth["flowers"])
+            and hand["winning_tile"] == truth["winning_tile"])
+
+
+def test_clean_reading_is_kept_as_is():
+    scene = lay_out(CONCEALED, MELDS, ["1f", "6f"], "3m")
+    _, decoded = _decode(scene, confidence=0.97)
+    assert _same_hand(decoded.hand, TRUTH)
+    assert decoded.changes == [] and decoded.top1_legal
+    assert decoded.confidence > 0.5
+
+
+def test_misread_standing_tile_is_corrected_to_the_legal_reading():
+    scene = lay_out(CONCEALED, MELDS, ["1f", "6f"], "3m")
+    # Tile 0 (1m) read first as 1p: 1p 2m 3m is no set, so the hand is not complete.
+    _, decoded = _decode(scene, misread={0: ("1p", 0.7)})
+    assert _same_hand(decoded.hand, TRUTH)
+    assert [(c.index, c.top1, c.decoded) for c in decoded.changes] == [(0, "1p", "1m")]
+    assert any("changed tile 1 1p -> 1m" in w for w in decoded.warnings)
+
+
+def test_misread_exposed_tile_must_make_a_legal_set():
+    scene = lay_out(CONCEALED, MELDS, ["1f", "6f"], "3m")
+    meld_tile = next(i for i, t in enumerate(scene.tiles) if t.role == "meld")
+    _, decoded = _decode(scene, misread={meld_tile: ("6z", 0.55)})
+    assert _same_hand(decoded.hand, TRUTH)
+    assert [(c.top1, c.decoded) for c in decoded.changes] == [("6z", "5z")]
+
+
+def test_at_most_four_of_a_face():
+    # Concealed 9p pung-like reading of a 9s would make five 9p with the 9p kong.
+    concealed = ["1m", "2m", "9s", "9s", "9s", "6s", "7s", "8s", "2z", "2z"]
+    scene = lay_out(concealed, MELDS, [], "3m")
+    _, decoded = _decode(scene, misread={2: ("9p", 0.8)})
+    assert sorted(decoded.hand["concealed"]).count("9s") == 3
+    assert decoded.changes[0].decoded == "9s"
+
+
+def test_each_flower_once():
+    scene = lay_out(CONCEALED, MELDS, ["1f", "5f"], "3m")
+    flower = next(i for i, t in enumerate(scene.tiles) if t.code == "5f")
+    _, decoded = _decode(scene, misread={flower: ("1f", 0.6)})
+    assert sorted(decoded.hand["flowers"]) == ["1f", "5f"]
+
+
+@pytest.mark.parametrize("backs", ["outer", "inner"])
+def test_concealed_kong_face_comes_from_its_face_up_tiles(backs):
+    scene = lay_out(CONCEALED, MELDS, [], "3m", kong_backs=backs)
+    readings, decoded = _decode(scene)
+    kong = [m for m in decoded.hand["melds"] if m["concealed"]]
+    assert kong == [{"kind": "kong", "tiles": ["9p"] * 4, "concealed": True}]
+    group = next(g for g in decoded.best.groups if g.role is GroupRole.CONCEALED_KONG)
+    assert sorted(group.codes) == ["9p", "9p", "back", "back"]
+    assert decoded.changes == []
+
+
+def test_four_backs_kong_is_flagged_and_its_alternatives_kept():
+    scene = lay_out(CONCEALED, MELDS, [], "3m", kong_backs="all")
+    _, decoded = _decode(scene)
+    assert any("four backs" in w for w in decoded.warnings)
+    readings = [decoded.best, *decoded.alternatives]
+    faces = {m["tiles"][0] for r in readings for m in r.hand["melds"] if m["concealed"]}
+    assert len(faces) > 1
+    assert decoded.confidence < 0.2
+
+
+def test_touching_exposed_sets_are_split_into_legal_sets():
+    melds = [("chow", ["3s", "4s", "5s"], False), ("pung", ["7m", "7m", "7m"], False)]
+    concealed = ["1m", "1m", "5p", "6p", "7p", "2s", "3s", "4s", "2z", "2z"]
+    scene = lay_out(concealed, melds, ["2f"], "2z", set_gap=0.0)
+    _, decoded = _decode(scene)
+    kinds = sorted((m["kind"], tuple(m["tiles"])) for m in decoded.hand["melds"])
+    assert kinds == [("chow", ("3s", "4s", "5s")), ("pung", ("7m", "7m", "7m"))]
+
+
+def test_wrong_tile_count_is_an_input_error():
+    scene = lay_out(CONCEALED[:-1], MELDS, [], "3m")
+    with pytest.raises(InputError, match="not a winning hand: 10 standing tiles"):
+        _decode(scene)
+
+
+def test_hand_that_cannot_win_is_an_input_error():
+    concealed = ["1m", "4m", "7m", "1p", "4p", "7p", "1s", "4s", "7s", "1z"]
+    scene = lay_out(concealed, MELDS, [], "3z")
+    with pytest.raises(InputError, match="not a winning hand"):
+        _decode(scene, confidence=0.99)
+
+
+def test_pipeline_scores_the_decoded_hand_like_the_scorer_scores_the_truth():
+    scene = lay_out(CONCEALED, MELDS, ["1f", "6f"], "3m")
+    readings = scene.readings(angle_degrees=140, misread={0: ("1p", 0.7)})
+    context = {"self_drawn": True, "seat_wind": "2z", "round_wind": "1z"}
+    result = read_readings(readings, rules="taiwan", context=context)
+    expected = score_hand(hand_from_json({**TRUTH, "context": context}), rules="taiwan")
+    assert result.score.valid and result.score.total == expected.total
+    document = result.to_json()
+    assert document["score"]["total"] == expected.total
+    assert [t["code"] for t in document["tiles"]] == scene.truth_codes()
+    assert document["changes"] == [{"tile": 0, "from": "1p", "to": "1m", "from_confidence": 0.7,
+                                    "to_confidence": pytest.approx(0.24)}]
+    assert document["assumed"] == []
+    roles = [t["role"] for t in document["tiles"]]
+    assert roles.count("winning") == 1 and roles.count("flowers") == 2
+
+
+def test_unshown_winning_tile_reports_the_lowest_total_and_the_others():
+    scene = lay_out(CONCEALED, MELDS, [], "3m", winning_style="none")
+    result = read_readings(scene.readings(angle_degrees=5), rules="taiwan")
+    totals = {}
+    for code in set(TRUTH["concealed"]):
+        hand = {**TRUTH, "flowers": [], "winning_tile": code}
+        report = score_hand(hand_from_json(hand), rules="taiwan")
+        if report.valid:
+            totals[code] = report.total
+    assert result.score.total == min(totals.values())
+    reported = {a.total for a in result.report.alternatives}
+    assert reported == set(totals.values()) - {min(totals.values())}
+    assert any("does not show which tile won" in w for w in result.warnings)
+
+
+def test_score_stability_lists_a_plausible_reading_with_another_total():
+    """The pair reads South 55% / 5 dots 45%: both legal, and 'no honours' scores only with the dots."""
+    concealed = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
+    melds = [("pung", ["5s", "5s", "5s"], False), ("kong", ["9p"] * 4, True)]
+    scene = lay_out(concealed, melds, [], "3m")
+    readings = scene.readings()
+    pair = [i for i, t in enumerate(scene.tiles) if t.code == "2z"]
+    for i in pair:
+        readings[i] = type(readings[i])(readings[i].detection, (("2z", 0.55), ("5p", 0.45)))
+    result = read_readings(readings, rules="taiwan")
+    assert result.hand["concealed"].count("2z") == 2
+    alternative_hand = {**result.hand, "concealed": sorted(concealed[:8] + ["3m", "5p", "5p"]), "context": {}}
+    alternative_total = score_hand(hand_from_json(alternative_hand), rules="taiwan").total
+    assert alternative_total != result.score.total
+    assert [a.total for a in result.report.alternatives] == [alternative_total]
+    assert result.report.alternatives[0].share == pytest.approx(0.45 ** 2 / (0.45 ** 2 + 0.55 ** 2), rel=0.05)
+    assert not result.report.score_stable
+    assert any("score is not certain" in w for w in result.warnings)

@@ -1,0 +1,123 @@
+"""The confidence report: how sure each tile, each group and the hand are, and whether the *score* is.
+
+A player does not care that tile 7 is 80% sure if every plausible reading of it scores the same; they
+care when a plausible misreading would change the total. So besides per-tile top-3 and per-group
+probabilities, the report scores the decoder's legal runners-up (and, when the photo does not show
+the winning tile, every tile that could have won) and lists those whose total differs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from vision.decode import HandReading, LegalReading
+from vision.types import TileReading
+
+#: Runners-up at least this probable (as a share of the legal readings) are scored and reported.
+REPORT_SHARE = 0.01
+#: The score is called stable when no runner-up above this share changes the total.
+UNSTABLE_SHARE = 0.05
+
+
+@dataclass(frozen=True)
+class ScoredAlternative:
+    """A plausible other reading and what it would score."""
+
+    description: str
+    share: float | None  # probability share among legal readings; None for winning-tile choices
+    total: float | int | None
+    valid: bool
+    hand: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"reading": self.description,
+                "probability": None if self.share is None else round(self.share, 4),
+                "total": self.total, "valid": self.valid, "hand": self.hand}
+
+
+@dataclass
+class ConfidenceReport:
+    """Per-group confidence, hand confidence, and the score-changing alternatives."""
+
+    hand_confidence: float
+    groups: list[dict[str, Any]]
+    score_stable: bool
+    alternatives: list[ScoredAlternative] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"hand": round(self.hand_confidence, 4), "groups": self.groups,
+                "score_stable": self.score_stable,
+                "alternatives": [a.to_json() for a in self.alternatives], "notes": self.notes}
+
+
+def tile_alternatives(reading: TileReading, chosen: str, count: int = 3) -> list[dict[str, Any]]:
+    """The classifier's top candidates other than ``chosen`` (top-3 in all with the chosen one)."""
+    others = [(code, p) for code, p in reading.candidates if code != chosen][: count - 1]
+    return [{"code": code, "confidence": round(p, 4)} for code, p in others]
+
+
+def _score(hand: dict[str, Any], context: dict[str, Any], rules: Any, table: Any):
+    from scoring import hand_from_json, score_hand
+
+    return score_hand(hand_from_json({**hand, "context": context}), rules=rules, table=table)
+
+
+def _describe(best: LegalReading, other: LegalReading) -> str:
+    changed = [f"tile {i + 1} {best.codes[i]} -> {code}" for i, code in sorted(other.codes.items())
+               if best.codes.get(i) != code]
+    if best.hand["winning_tile"] != other.hand["winning_tile"]:
+        changed.append(f"winning tile {other.hand['winning_tile']}")
+    return ", ".join(changed) or "same tiles, other grouping"
+
+
+def choose_winning_tile(hand: dict[str, Any], context: dict[str, Any], rules: Any,
+                        table: Any) -> tuple[dict[str, Any], Any, list[ScoredAlternative]]:
+    """When the photo does not show the winning tile, score every standing tile as the winner.
+
+    The reported hand is the *lowest* valid total (nobody is overpaid on a guess); the others become
+    alternatives so the player sees what showing the winning tile would change.
+    """
+    scored = []
+    for code in dict.fromkeys(hand["concealed"]):
+        candidate = {**hand, "winning_tile": code}
+        report = _score(candidate, context, rules, table)
+        scored.append((candidate, report))
+    valid = [(h, r) for h, r in scored if r.valid] or scored
+    valid.sort(key=lambda item: (item[1].total if item[1].total is not None else 0))
+    chosen_hand, chosen_report = valid[0]
+    alternatives = [ScoredAlternative(f"winning tile {h['winning_tile']}", None, r.total, bool(r.valid), h)
+                    for h, r in valid[1:] if r.total != chosen_report.total]
+    return chosen_hand, chosen_report, alternatives
+
+
+def build_report(readings: list[TileReading], decoded: HandReading, best_total: Any,
+                 context: dict[str, Any], rules: Any, table: Any,
+                 winning_alternatives: list[ScoredAlternative] | None = None) -> ConfidenceReport:
+    """Score the plausible runners-up and collect everything the confidence report shows."""
+    groups = []
+    for number, group in enumerate(decoded.best.groups):
+        groups.append({"group": number, "role": group.role.value, "kind": group.kind,
+                       "tiles": list(group.codes), "confidence": round(group.probability, 4)})
+    alternatives: list[ScoredAlternative] = list(winning_alternatives or [])
+    notes: list[str] = []
+    for other in decoded.alternatives:
+        share = decoded.share(other)
+        if share < REPORT_SHARE:
+            continue
+        hand = other.hand
+        if not decoded.winning_known:
+            hand, report, _ = choose_winning_tile(hand, context, rules, table)
+        else:
+            report = _score(hand, context, rules, table)
+        if report.total != best_total:
+            alternatives.append(ScoredAlternative(_describe(decoded.best, other), share, report.total,
+                                                  bool(report.valid), hand))
+    unstable = [a for a in alternatives if a.share is None or a.share >= UNSTABLE_SHARE]
+    if not decoded.winning_known and winning_alternatives:
+        notes.append("the winning tile is not shown; the lowest total is reported")
+    if decoded.changes:
+        notes.append(f"{len(decoded.changes)} tile(s) changed from the first reading to make a legal hand")
+    return ConfidenceReport(hand_confidence=decoded.confidence, groups=groups, score_stable=not unstable,
+                            alternatives=alternatives, notes=notes)

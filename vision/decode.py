@@ -1,0 +1,477 @@
+"""Decoding: the most probable *legal* winning hand among the classifier's alternatives.
+
+The classifier reads each tile alone; the game constrains them jointly: at most 4 of a face, each
+flower once, exposed groups are chows, pungs or kongs, and the standing tiles with the sets form a
+winning hand. The decoder enumerates whole-hand readings in decreasing probability (product of the
+calibrated per-tile probabilities) and keeps the first legal one, then a few runners-up for the
+confidence report.
+
+Enumeration is exact best-first search over "variables": each standing tile, each exposed group
+(whose options are already legal sets, so no search is wasted on illegal melds), each concealed
+kong (one face for its 4 tiles) and each flower. Every variable's options are sorted by
+probability; the classic successor rule (only increment variables at or after the one last
+incremented) visits every combination once, in order, so the first legal reading found is the most
+probable one. A budget bounds the work when the photo is hopeless.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import permutations
+from typing import Any
+
+from scoring.errors import InputError
+from scoring.tiles import BACK, FLOWER_CODES, SET_TILE_CODES, is_suited, next_in_suit, sorted_codes
+from vision.layout import back_mass
+from vision.types import GroupRole, Layout, TileReading
+
+#: Probability given to a code the classifier did not list among its top-k.
+FLOOR = 1e-6
+#: Whole-hand readings examined before giving up.
+SEARCH_BUDGET = 30_000
+#: Legal runners-up kept for the confidence report when at least this probable relative to the best.
+ALTERNATIVE_RATIO = 1e-3
+MAX_ALTERNATIVES = 8
+#: Readings examined after the best one to find runners-up and measure the legal mass.
+ALTERNATIVE_BUDGET = 4_000
+#: Options per exposed group kept (sorted by probability).
+MAX_GROUP_OPTIONS = 60
+
+_INDEX = {code: i for i, code in enumerate(SET_TILE_CODES)}
+
+
+@dataclass(frozen=True)
+class _Option:
+    """One way to read one variable: codes for its tiles (reading index -> code) and a probability."""
+
+    log_p: float
+    codes: tuple[tuple[int, str], ...]
+    kind: str | None = None  # chow/pung/kong for groups
+    face: str | None = None  # concealed kong face
+    split: tuple[tuple[int, ...], ...] = ()  # for exposed groups holding several sets
+
+
+@dataclass(frozen=True)
+class _Variable:
+    role: GroupRole
+    tile_indices: tuple[int, ...]
+    options: tuple[_Option, ...]
+
+
+@dataclass(frozen=True)
+class TileChange:
+    """A tile whose decoded code differs from the classifier's first choice."""
+
+    index: int
+    top1: str
+    top1_probability: float
+    decoded: str
+    decoded_probability: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"tile": self.index, "from": self.top1, "to": self.decoded,
+                "from_confidence": round(self.top1_probability, 4),
+                "to_confidence": round(self.decoded_probability, 4)}
+
+
+@dataclass(frozen=True)
+class DecodedGroup:
+    """One set or part of the decoded hand: its tiles (reading indices), their codes and its role."""
+
+    role: GroupRole
+    tile_indices: tuple[int, ...]
+    codes: tuple[str, ...]
+    kind: str | None
+    probability: float
+
+
+@dataclass(frozen=True)
+class LegalReading:
+    """One legal whole-hand reading: per-tile codes, the groups, the hand JSON, its probability."""
+
+    codes: dict[int, str]
+    groups: tuple[DecodedGroup, ...]
+    hand: dict[str, Any]
+    probability: float
+
+    def key(self) -> str:
+        hand = self.hand
+        melds = sorted((m["kind"], tuple(m["tiles"]), m["concealed"]) for m in hand["melds"])
+        return repr((hand["concealed"], melds, hand["flowers"], hand["winning_tile"]))
+
+
+@dataclass
+class HandReading:
+    """The decoder's answer: the best legal reading, what it changed, and the legal runners-up.
+
+    ``confidence`` is the probability that the best reading is right given that the hand is legal:
+    its share of the legal readings within ALTERNATIVE_RATIO of it (if the search had to stop before
+    that, unexamined readings count as legal, which makes it a lower bound).
+    Per-tile ``codes`` say what each tile shows: ``back`` for the face-down tiles of a concealed kong
+    (the kong's face is in the hand). ``winning_known`` is False when the photo does not show the
+    winning tile; the hand then names the last standing tile and the pipeline scores every choice.
+    """
+
+    best: LegalReading
+    changes: list[TileChange]
+    alternatives: list[LegalReading]
+    confidence: float
+    winning_index: int | None
+    winning_known: bool
+    searched: int
+    normaliser: float = 1.0
+    warnings: list[str] = field(default_factory=list)
+
+    def share(self, reading: LegalReading) -> float:
+        """A legal reading's probability as a share of the legal (and unexamined) readings."""
+        return min(1.0, reading.probability / self.normaliser) if self.normaliser > 0 else 0.0
+
+    @property
+    def hand(self) -> dict[str, Any]:
+        return self.best.hand
+
+    @property
+    def codes(self) -> dict[int, str]:
+        return self.best.codes
+
+    @property
+    def top1_legal(self) -> bool:
+        return not self.changes
+
+
+def _log(p: float) -> float:
+    return math.log(max(p, FLOOR))
+
+
+def _tile_options(reading: TileReading, index: int, allowed: tuple[str, ...]) -> tuple[_Option, ...]:
+    """A standing tile or a flower: its candidates restricted to ``allowed`` (all of them, at the floor,
+    if the classifier named none: then only the game's constraints can tell)."""
+    allowed_set = set(allowed)
+    options = [_Option(_log(p), ((index, code),)) for code, p in reading.candidates if code in allowed_set]
+    named = {o.codes[0][1] for o in options}
+    if not options:
+        options = [_Option(_log(FLOOR), ((index, code),)) for code in allowed if code not in named]
+    return tuple(sorted(options, key=lambda o: -o.log_p))
+
+
+def _set_options(readings: list[TileReading], indices: tuple[int, ...]) -> list[_Option]:
+    """Every legal exposed set on these tiles (a chow may lie in any order: the claimed tile sits in
+    the middle), with probability."""
+    size = len(indices)
+    candidates = set()
+    for i in indices:
+        candidates.update(code for code, _ in readings[i].candidates if code in _INDEX)
+    options: list[_Option] = []
+    if size in (3, 4):
+        kind = "pung" if size == 3 else "kong"
+        for code in candidates:
+            log_p = sum(_log(readings[i].probability_of(code, FLOOR)) for i in indices)
+            options.append(_Option(log_p, tuple((i, code) for i in indices), kind=kind))
+    if size == 3:
+        starts = {c for c in candidates if is_suited(c)}
+        starts |= {s for c in list(starts) for s in (next_in_suit(c, -1), next_in_suit(c, -2)) if s}
+        for start in starts:
+            run = (start, next_in_suit(start, 1), next_in_suit(start, 2))
+            if None in run:
+                continue
+            for order in set(permutations(run)):
+                log_p = sum(_log(readings[i].probability_of(code, FLOOR)) for i, code in zip(indices, order,
+                                                                                          strict=True))
+                options.append(_Option(log_p, tuple(zip(indices, order, strict=True)), kind="chow"))
+    options.sort(key=lambda o: -o.log_p)
+    return options[:MAX_GROUP_OPTIONS]
+
+
+def _compositions(size: int) -> list[tuple[int, ...]]:
+    """Ways to cut a run of ``size`` touching tiles into consecutive sets of 3 or 4."""
+    if size == 0:
+        return [()]
+    out = []
+    for part in (3, 4):
+        if size >= part:
+            out.extend((part,) + rest for rest in _compositions(size - part))
+    return out
+
+
+def _group_options(readings: list[TileReading], indices: tuple[int, ...]) -> tuple[_Option, ...]:
+    """Exposed tiles in one touching run: every split into legal sets, best first."""
+    splits = _compositions(len(indices))
+    if not splits:
+        raise InputError(f"{len(indices)} touching tiles in front of the hand cannot be split into sets "
+                         "of 3 or 4; leave a gap between the exposed sets")
+    options: list[_Option] = []
+    for split in splits:
+        parts, start = [], 0
+        for size in split:
+            parts.append(indices[start:start + size])
+            start += size
+        combos = [_Option(0.0, (), split=())]
+        for part in parts:
+            part_options = _set_options(readings, part)[:20]
+            combos = [_Option(c.log_p + o.log_p, c.codes + o.codes, kind=f"{c.kind or ''},{o.kind}",
+                              split=c.split + (part,)) for c in combos for o in part_options]
+            combos.sort(key=lambda o: -o.log_p)
+            combos = combos[:MAX_GROUP_OPTIONS]
+        options.extend(_Option(c.log_p, c.codes, kind=c.kind.strip(","), split=c.split) for c in combos)
+    options.sort(key=lambda o: -o.log_p)
+    return tuple(options[:MAX_GROUP_OPTIONS])
+
+
+def _kong_options(readings: list[TileReading], indices: tuple[int, ...]) -> tuple[_Option, ...]:
+    """A concealed kong: one face for all four tiles. A back shows nothing, so it fits any face; with
+    four backs every face is equally likely and only the other tiles of the hand can narrow it."""
+    options = []
+    for code in SET_TILE_CODES:
+        p = 1.0
+        for i in indices:
+            p *= min(1.0, readings[i].probability_of(code, FLOOR) + back_mass(readings[i]))
+        options.append((p, code))
+    total = sum(p for p, _ in options)
+    return tuple(_Option(_log(p / total), tuple((i, code) for i in indices), kind="kong", face=code)
+                 for p, code in sorted(options, key=lambda item: -item[0]))
+
+
+def _variables(readings: list[TileReading], layout: Layout) -> list[_Variable]:
+    variables: list[_Variable] = []
+    for group in layout.groups:
+        if group.role is GroupRole.CONCEALED:
+            for i in group.tile_indices:
+                variables.append(_Variable(group.role, (i,), _tile_options(readings[i], i, SET_TILE_CODES)))
+        elif group.role is GroupRole.FLOWERS:
+            for i in group.tile_indices:
+                variables.append(_Variable(group.role, (i,), _tile_options(readings[i], i, FLOWER_CODES)))
+        elif group.role is GroupRole.CONCEALED_KONG:
+            variables.append(_Variable(group.role, group.tile_indices,
+                                       _kong_options(readings, group.tile_indices)))
+        else:
+            variables.append(_Variable(group.role, group.tile_indices,
+                                       _group_options(readings, group.tile_indices)))
+    return variables
+
+
+@lru_cache(maxsize=200_000)
+def _standard_complete(counts: tuple[int, ...], need_pair: bool) -> bool:
+    """Do these 34 counts split into sets plus (if ``need_pair``) exactly one pair?"""
+    first = next((i for i, c in enumerate(counts) if c), -1)
+    if first < 0:
+        return not need_pair
+    c = list(counts)
+    if c[first] >= 3:
+        c[first] -= 3
+        if _standard_complete(tuple(c), need_pair):
+            return True
+        c[first] += 3
+    if first < 27 and first % 9 <= 6 and c[first + 1] and c[first + 2]:
+        c[first] -= 1
+        c[first + 1] -= 1
+        c[first + 2] -= 1
+        if _standard_complete(tuple(c), need_pair):
+            return True
+        c[first] += 1
+        c[first + 1] += 1
+        c[first + 2] += 1
+    if need_pair and c[first] >= 2:
+        c[first] -= 2
+        if _standard_complete(tuple(c), False):
+            return True
+    return False
+
+
+def _special_shape_possible(counts: tuple[int, ...]) -> bool:
+    """Cheap filter before asking the scorer about special hands (7 pairs + pung, 13/16 orphans)."""
+    odd = [c for c in counts if c % 2]
+    if sum(1 for c in counts if c >= 3) and len(odd) <= 1:
+        return True
+    distinct = sum(1 for c in counts if c)
+    return distinct >= 13
+
+
+class _Judge:
+    """Is a whole reading a legal winning hand? Fast structural checks first, then the scorer."""
+
+    def __init__(self, rules: Any, table: Any, melds_count: int, context: dict[str, Any]) -> None:
+        self.rules = rules
+        self.table = table
+        self.context = context
+        self.melds_count = melds_count
+        self._scored: dict[str, bool] = {}
+
+    def legal(self, reading: LegalReading) -> bool:
+        counts = [0] * 34
+        for code in reading.hand["concealed"]:
+            counts[_INDEX[code]] += 1
+        for meld in reading.hand["melds"]:
+            for code in meld["tiles"]:
+                counts[_INDEX[code]] += 1
+        if max(counts) > 4 or len(set(reading.hand["flowers"])) != len(reading.hand["flowers"]):
+            return False
+        standing = [0] * 34
+        for code in reading.hand["concealed"]:
+            standing[_INDEX[code]] += 1
+        key_counts = tuple(standing)
+        if not _standard_complete(key_counts, True) and not (
+                self.melds_count == 0 and _special_shape_possible(key_counts)):
+            return False
+        return self._score_valid(reading)
+
+    def _score_valid(self, reading: LegalReading) -> bool:
+        key = reading.key()
+        if key not in self._scored:
+            from scoring import hand_from_json, score_hand
+
+            hand = hand_from_json({**reading.hand, "context": self.context})
+            report = score_hand(hand, rules=self.rules, table=self.table)
+            self._scored[key] = bool(report.valid)
+        return self._scored[key]
+
+
+def _build(readings: list[TileReading], layout: Layout, variables: list[_Variable], choice: tuple[int, ...],
+           log_p: float, winning_index: int | None) -> LegalReading:
+    codes: dict[int, str] = {}
+    groups: list[DecodedGroup] = []
+    concealed: list[str] = []
+    flowers: list[str] = []
+    melds: list[dict[str, Any]] = []
+    concealed_indices: list[int] = []
+    flower_indices: list[int] = []
+    concealed_p = flower_p = 1.0
+    for variable, option_index in zip(variables, choice, strict=True):
+        option = variable.options[option_index]
+        p = math.exp(option.log_p)
+        for i, code in option.codes:
+            codes[i] = code
+        if variable.role is GroupRole.CONCEALED:
+            concealed.append(option.codes[0][1])
+            concealed_indices.append(variable.tile_indices[0])
+            concealed_p *= p
+        elif variable.role is GroupRole.FLOWERS:
+            flowers.append(option.codes[0][1])
+            flower_indices.append(variable.tile_indices[0])
+            flower_p *= p
+        elif variable.role is GroupRole.CONCEALED_KONG:
+            face = option.face or option.codes[0][1]
+            melds.append({"kind": "kong", "tiles": [face] * 4, "concealed": True})
+            shown = tuple(BACK if back_mass(readings[i]) > 0.5 else face for i in variable.tile_indices)
+            codes.update(zip(variable.tile_indices, shown, strict=True))
+            groups.append(DecodedGroup(GroupRole.CONCEALED_KONG, variable.tile_indices, shown, "kong", p))
+        else:
+            kinds = (option.kind or "").split(",")
+            by_index = dict(option.codes)
+            for kind, part in zip(kinds, option.split, strict=True):
+                part_codes = tuple(by_index[i] for i in part)
+                melds.append({"kind": kind, "tiles": sorted_codes(list(part_codes)), "concealed": False})
+                part_p = math.exp(sum(_log(readings[i].probability_of(by_index[i], FLOOR)) for i in part))
+                groups.append(DecodedGroup(GroupRole.MELD, part, part_codes, kind, part_p))
+    groups.insert(0, DecodedGroup(GroupRole.CONCEALED, tuple(concealed_indices),
+                                  tuple(codes[i] for i in concealed_indices), None, concealed_p))
+    if flower_indices:
+        groups.append(DecodedGroup(GroupRole.FLOWERS, tuple(flower_indices),
+                                   tuple(codes[i] for i in flower_indices), None, flower_p))
+    for i in layout.ignored:
+        codes.setdefault(i, readings[i].code)
+    winner = winning_index if winning_index is not None else concealed_indices[-1]
+    hand = {"concealed": sorted_codes(concealed), "melds": melds, "flowers": sorted_codes(flowers),
+            "winning_tile": codes[winner]}
+    return LegalReading(codes=codes, groups=tuple(groups), hand=hand, probability=math.exp(log_p))
+
+
+def _best_first(variables: list[_Variable]):
+    """Yield (log_p, choice) over all combinations of variable options, most probable first."""
+    n = len(variables)
+    start = (0,) * n
+    heap = [(-sum(v.options[0].log_p for v in variables), start, 0)]
+    while heap:
+        negative, choice, last = heapq.heappop(heap)
+        yield -negative, choice
+        for j in range(last, n):
+            options = variables[j].options
+            k = choice[j]
+            if k + 1 < len(options):
+                step = options[k].log_p - options[k + 1].log_p
+                heapq.heappush(heap, (negative + step, choice[:j] + (k + 1,) + choice[j + 1:], j))
+
+
+def expected_standing_tiles(layout: Layout) -> int:
+    """A winning hand has 16 + 1 tiles, a kong counting as 3: 17 - 3 per set laid on the table."""
+    sets = 0
+    for group in layout.groups:
+        if group.role is GroupRole.CONCEALED_KONG:
+            sets += 1
+        elif group.role is GroupRole.MELD:
+            size = len(group.tile_indices)
+            sets += min((len(c) for c in _compositions(size)), default=size // 3)
+    return 17 - 3 * sets
+
+
+def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwan", table: Any = None,
+                context: dict[str, Any] | None = None, budget: int = SEARCH_BUDGET) -> HandReading:
+    """The most probable legal winning hand for these readings laid out this way.
+
+    Raises InputError when no legal reading exists among the candidates (wrong tile count, or a
+    hand that is not a winning hand however its tiles are read).
+    """
+    concealed_group = next(g for g in layout.groups if g.role is GroupRole.CONCEALED)
+    standing = len(concealed_group.tile_indices)
+    expected = expected_standing_tiles(layout)
+    if standing != expected:
+        sets = (17 - expected) // 3
+        raise InputError(f"not a winning hand: {standing} standing tiles with {sets} set(s) on the table; "
+                         f"a complete hand has {expected} (17 with no sets laid down, 3 fewer per set)")
+    variables = _variables(readings, layout)
+    melds_count = sum(1 for g in layout.groups if g.role in (GroupRole.MELD, GroupRole.CONCEALED_KONG))
+    judge = _Judge(rules, table, melds_count, context or {})
+    best: LegalReading | None = None
+    alternatives: list[LegalReading] = []
+    seen: set[str] = set()
+    examined_mass = legal_mass = 0.0
+    searched = 0
+    found_at = 0
+    complete = True  # every reading within ALTERNATIVE_RATIO of the best was examined
+    for log_p, choice in _best_first(variables):
+        searched += 1
+        if best is not None and log_p < math.log(best.probability * ALTERNATIVE_RATIO):
+            break
+        if searched > budget or (best is not None and searched - found_at > ALTERNATIVE_BUDGET):
+            complete = False
+            break
+        examined_mass += math.exp(log_p)
+        reading = _build(readings, layout, variables, choice, log_p, layout.winning_index)
+        if reading.key() in seen:
+            continue
+        if not judge.legal(reading):
+            continue
+        seen.add(reading.key())
+        legal_mass += reading.probability
+        if best is None:
+            best, found_at = reading, searched
+        elif len(alternatives) < MAX_ALTERNATIVES:
+            alternatives.append(reading)
+    if best is None:
+        raise InputError("not a winning hand: no reading of these tiles within the classifier's "
+                         f"alternatives is a legal winning hand (searched {searched - 1} readings)")
+    # Among the legal readings, the best one's share. If the search stopped early, every unexamined
+    # reading might be legal too, so the share is taken against that mass as well (a lower bound).
+    normaliser = legal_mass + (0.0 if complete else max(0.0, 1.0 - examined_mass))
+    confidence = best.probability / normaliser if normaliser > 0 else 0.0
+    changes = []
+    for i, code in sorted(best.codes.items()):
+        top1 = readings[i].code
+        if i in layout.ignored or code == top1:
+            continue
+        changes.append(TileChange(i, top1, readings[i].confidence, code,
+                                  readings[i].probability_of(code, FLOOR)))
+    warnings = list(layout.warnings)
+    if changes:
+        warnings.append("the first reading was not a legal winning hand; changed " + ", ".join(
+            f"tile {c.index + 1} {c.top1} -> {c.decoded}" for c in changes))
+    for group in layout.groups:
+        if group.role is GroupRole.CONCEALED_KONG and all(
+                back_mass(readings[i]) > 0.5 for i in group.tile_indices):
+            warnings.append("a concealed kong shows four backs: its face cannot be seen; turn two tiles up")
+    return HandReading(best=best, changes=changes, alternatives=alternatives, confidence=min(1.0, confidence),
+                       winning_index=layout.winning_index, winning_known=layout.winning_index is not None,
+                       searched=searched, normaliser=normaliser, warnings=warnings)
+

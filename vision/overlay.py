@@ -1,0 +1,133 @@
+"""The annotated photo: every tile's code, the hand's groups and the total, readable on a phone.
+
+The picture is drawn at most :data:`OUTPUT_SIDE` pixels on its long side (a phone screen shows
+about that much), and every label is sized against the picture, not the tile: a label smaller
+than ~2% of the picture's height cannot be read when the photo is shown full-screen on a phone.
+Labels alternate above and below the row when the tiles are narrower than their labels.
+Colour marks certainty (green sure, amber unsure, red doubtful); a thick outline marks each group;
+the winning tile gets a double outline; tiles outside the hand are grey.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from scoring.errors import InputError
+
+OUTPUT_SIDE = 1600
+#: Minimum label height as a fraction of the picture's long side.
+MIN_LABEL = 0.022
+FONT = cv2.FONT_HERSHEY_SIMPLEX
+
+_ROLE_COLOURS = {
+    "concealed": (255, 160, 40),
+    "meld": (40, 200, 255),
+    "concealed_kong": (200, 80, 200),
+    "flowers": (80, 200, 80),
+}
+_GREY = (150, 150, 150)
+
+
+def confidence_colour(confidence: float) -> tuple[int, int, int]:
+    if confidence >= 0.9:
+        return (60, 180, 60)
+    if confidence >= 0.6:
+        return (0, 170, 240)
+    return (40, 40, 230)
+
+
+def _text_box(image: np.ndarray, text: str, origin: tuple[int, int], height: int,
+              colour: tuple[int, int, int], anchor_bottom: bool = True) -> None:
+    """White text on a filled box of ``colour``; ``origin`` is its bottom-left (or top-left)."""
+    scale = cv2.getFontScaleFromHeight(FONT, max(6, height), 2)
+    thickness = max(1, height // 12)
+    (width, text_height), baseline = cv2.getTextSize(text, FONT, scale, thickness)
+    x, y = origin
+    x = int(min(max(0, x), max(0, image.shape[1] - width - 6)))
+    top = y - text_height - baseline - 6 if anchor_bottom else y
+    top = int(min(max(0, top), max(0, image.shape[0] - text_height - baseline - 6)))
+    cv2.rectangle(image, (x, top), (x + width + 6, top + text_height + baseline + 6), colour, -1)
+    cv2.putText(image, text, (x + 3, top + text_height + 3), FONT, scale, (255, 255, 255), thickness,
+                cv2.LINE_AA)
+
+
+def annotate(image_bgr: np.ndarray, result: Any) -> np.ndarray:
+    """Draw ``result`` (a :class:`vision.pipeline.PhotoResult`) on the full-resolution upright photo."""
+    height, width = image_bgr.shape[:2]
+    factor = min(1.0, OUTPUT_SIDE / max(height, width))
+    size = (round(width * factor), round(height * factor))
+    canvas = cv2.resize(image_bgr, size, interpolation=cv2.INTER_AREA)
+    long_side = max(canvas.shape[:2])
+    label_height = max(12, int(long_side * MIN_LABEL))
+    line = max(2, long_side // 400)
+    groups = result.tile_group()
+    winning = result.decoded.winning_index if result.decoded is not None else None
+    boxes = [np.array(r.detection.box) * factor for r in result.readings]
+    widths = [b[2] - b[0] for b in boxes]
+    narrow = bool(widths) and float(np.median(widths)) < label_height * 1.3
+    for number, group in enumerate(result.decoded.best.groups if result.decoded is not None else []):
+        points = np.concatenate([boxes[i].reshape(2, 2) for i in group.tile_indices]).astype(np.int32)
+        x, y, w, h = cv2.boundingRect(points)
+        pad = line * 3
+        colour = _ROLE_COLOURS.get(group.role.value, _GREY)
+        cv2.rectangle(canvas, (x - pad, y - pad), (x + w + pad, y + h + pad), colour, line * 2)
+        title = group.kind or group.role.value.replace("_", " ")
+        _text_box(canvas, f"{number} {title}", (x - pad, y + h + pad + line), int(label_height * 0.8), colour,
+                  anchor_bottom=False)
+    order = sorted(range(len(result.readings)), key=lambda i: (boxes[i][0]))
+    for rank, index in enumerate(order):
+        reading = result.readings[index]
+        x1, y1, x2, y2 = (int(v) for v in boxes[index])
+        code = result.code_of(index)
+        in_hand = index in groups
+        colour = confidence_colour(reading.probability_of(code, 0.0)) if in_hand else _GREY
+        cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, line)
+        if index == winning:
+            ring = line * 2
+            cv2.rectangle(canvas, (x1 - ring, y1 - ring), (x2 + ring, y2 + ring), (0, 215, 255), line)
+        label = code if code != "back" else "--"
+        if narrow and rank % 2:
+            _text_box(canvas, label, (x1, y2 + line), label_height, colour, anchor_bottom=False)
+        else:
+            _text_box(canvas, label, (x1, y1 - line), label_height, colour)
+    banner = _banner(result)
+    _text_box(canvas, banner, (line * 4, line * 4), int(label_height * 1.5),
+              (40, 40, 40) if result.score is not None else (40, 40, 200), anchor_bottom=False)
+    return canvas
+
+
+def _banner(result: Any) -> str:
+    if result.score is None:
+        return f"not scored: {result.error or 'no hand'}"[:80]
+    score = result.score
+    if not score.valid:
+        return f"{score.rules}: not a valid win"
+    sure = "" if result.report is None or result.report.score_stable else " (uncertain)"
+    return f"{score.rules}: {score.total} {score.unit}{sure}"
+
+
+def write_image(path: str | Path, image_bgr: np.ndarray) -> None:
+    """Write an image atomically (temp file + rename): an interrupted run never leaves half a file."""
+    path = Path(path)
+    extension = path.suffix.lower() or ".png"
+    if extension not in (".png", ".jpg", ".jpeg", ".webp", ".bmp"):
+        raise InputError(f"--annotate {path}: use a .png, .jpg or .webp file name")
+    if not path.parent.exists():
+        raise InputError(f"--annotate {path}: folder {path.parent} does not exist")
+    ok, data = cv2.imencode(extension, image_bgr)
+    if not ok:
+        raise InputError(f"cannot encode the annotated image as {extension}")
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data.tobytes())
+        os.replace(temp, path)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise

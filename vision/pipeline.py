@@ -1,0 +1,296 @@
+"""Photo -> scored hand: load, detect, classify, lay out, decode, score, report (DESIGN.md, Data flow).
+
+Each stage is a separate module and a pure function of the previous stage's output;
+:func:`read_readings` is everything after the models (the live mode reuses it on voted readings),
+:class:`PhotoPipeline` adds the models and the resolution policy for big photos:
+
+* the detector letterboxes to a small input anyway, so the photo is decoded reduced (JPEG DCT
+  scaling) to :data:`DETECT_SIDE` for detection;
+* crops are cut from that same reduced image when the tiles are big enough for the classifier
+  (:data:`MIN_TILE_PIXELS` on the long side), else the photo is decoded once more at just the
+  resolution that makes them so (never more than full size).
+
+Boxes in the result are always pixels of the full-resolution, EXIF-upright photo.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scoring.errors import InputError
+from vision.confidence import ConfidenceReport, build_report, choose_winning_tile, tile_alternatives
+from vision.decode import HandReading, decode_hand
+from vision.imageio import PhotoSource, image_from_array
+from vision.layout import layout_tiles
+from vision.types import Detection, GroupRole, Layout, TileReading
+
+#: Long side of the image the detector sees (it letterboxes further to its own input size).
+DETECT_SIDE = 1024
+#: A tile's long side in the image crops are cut from; below this the photo is decoded larger.
+MIN_TILE_PIXELS = 72
+#: Candidates kept per tile for the decoder.
+TOP_K = 5
+
+#: Context keys the photo cannot show; the output says which of these were not given.
+_ASSUMABLE = {
+    "self_drawn": "won on a discard (not self-drawn)",
+    "seat_wind": "seat wind unknown (no seat-wind or seat-flower items)",
+    "round_wind": "round wind unknown (no round-wind items)",
+    "dealer": "not the dealer",
+}
+
+
+def _rescale(detection: Detection, factor: float) -> Detection:
+    x1, y1, x2, y2 = detection.box
+    quad = None if detection.quad is None else tuple((x * factor, y * factor) for x, y in detection.quad)
+    return Detection(box=(x1 * factor, y1 * factor, x2 * factor, y2 * factor), score=detection.score,
+                     rotated=detection.rotated, face_down=detection.face_down, angle=detection.angle,
+                     quad=quad)
+
+
+@dataclass
+class PhotoResult:
+    """Everything taicam knows about one photo; ``to_json`` is DESIGN.md's ``photo --json`` document.
+
+    ``error`` is set (and ``score`` may be None) when the photo could not be read into a legal hand;
+    the tiles found so far are still reported.
+    """
+
+    image: str
+    readings: list[TileReading] = field(default_factory=list)
+    layout: Layout | None = None
+    decoded: HandReading | None = None
+    hand: dict[str, Any] | None = None
+    score: Any = None
+    report: ConfidenceReport | None = None
+    warnings: list[str] = field(default_factory=list)
+    assumed: list[str] = field(default_factory=list)
+    error: str | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    image_size: tuple[int, int] | None = None
+
+    def tile_group(self) -> dict[int, int]:
+        """Reading index -> group number (position in the decoded groups)."""
+        if self.decoded is None:
+            return {}
+        groups = self.decoded.best.groups
+        return {i: number for number, group in enumerate(groups) for i in group.tile_indices}
+
+    def code_of(self, index: int) -> str:
+        if self.decoded is not None and index in self.decoded.codes:
+            return self.decoded.codes[index]
+        return self.readings[index].code
+
+    def to_json(self) -> dict[str, Any]:
+        groups = self.tile_group()
+        winning = self.decoded.winning_index if self.decoded is not None else None
+        roles = {}
+        if self.decoded is not None:
+            roles = {i: g.role.value for g in self.decoded.best.groups for i in g.tile_indices}
+        tiles = []
+        for index, reading in enumerate(self.readings):
+            code = self.code_of(index)
+            tiles.append({
+                "code": code,
+                "confidence": round(reading.probability_of(code, 0.0), 4),
+                "box": [round(v, 1) for v in reading.detection.box],
+                "rotated": reading.detection.rotated,
+                "face_down": reading.detection.face_down,
+                "alternatives": tile_alternatives(reading, code),
+                "group": groups.get(index),
+                "role": "winning" if index == winning else roles.get(index, "ignored"),
+            })
+        document: dict[str, Any] = {
+            "image": self.image,
+            "tiles": tiles,
+            "hand": self.hand,
+            "confidence": None if self.decoded is None else round(self.decoded.confidence, 4),
+            "warnings": list(self.warnings),
+            "score": None if self.score is None else self.score.to_json(),
+        }
+        if self.report is not None:
+            document["confidence_report"] = self.report.to_json()
+        if self.decoded is not None:
+            document["changes"] = [c.to_json() for c in self.decoded.changes]
+        document["assumed"] = list(self.assumed)
+        if self.error is not None:
+            document["error"] = self.error
+        return document
+
+
+class PhotoReadError(InputError):
+    """A photo whose tiles were found but do not make a hand; carries the readings for batch output."""
+
+    def __init__(self, message: str, readings: list[TileReading]) -> None:
+        super().__init__(message)
+        self.readings = readings
+
+
+def _context_dict(context: Any) -> dict[str, Any]:
+    if context is None:
+        return {}
+    if isinstance(context, dict):
+        return {k: v for k, v in context.items() if v is not None}
+    return context.to_json()
+
+
+def assumed_context(context: dict[str, Any], table: Any) -> list[str]:
+    """What the photo cannot show and neither flags nor the table file said."""
+    given = set(context)
+    if table is not None and getattr(table, "context", None) is not None:
+        given |= {f.name for f in fields(table.context) if getattr(table.context, f.name) is not None}
+    if "seat_wind" in given:
+        given.add("dealer")  # East is the dealer
+    return [text for key, text in _ASSUMABLE.items() if key not in given]
+
+
+def _rules_for(rules: Any, table: Any) -> Any:
+    if rules is not None:
+        return rules
+    return getattr(table, "rules", None) or "taiwan"
+
+
+def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = None, table: Any = None,
+                  context: Any = None) -> PhotoResult:
+    """Layout, legal decoding, scoring and the confidence report for tile readings (no models).
+
+    Raises InputError for photos that cannot be a hand (no tiles, two hands, not a winning hand).
+    """
+    from scoring import hand_from_json, score_hand
+
+    rules = _rules_for(rules, table)
+    ctx = _context_dict(context)
+    result = PhotoResult(image=image, readings=readings, assumed=assumed_context(ctx, table))
+    started = time.perf_counter()
+    layout = layout_tiles(readings)
+    result.layout = layout
+    decoded = decode_hand(readings, layout, rules=rules, table=table, context=ctx)
+    result.decoded = decoded
+    result.timings["decode"] = time.perf_counter() - started
+    hand = dict(decoded.hand)
+    winning_alternatives = None
+    if decoded.winning_known:
+        report = score_hand(hand_from_json({**hand, "context": ctx}), rules=rules, table=table)
+    else:
+        hand, report, winning_alternatives = choose_winning_tile(hand, ctx, rules, table)
+    result.hand = {**hand, "context": ctx}
+    result.score = report
+    result.report = build_report(readings, decoded, report.total, ctx, rules, table, winning_alternatives)
+    result.timings["score"] = time.perf_counter() - started - result.timings["decode"]
+    result.warnings = list(decoded.warnings)
+    if not result.report.score_stable:
+        totals = sorted({a.total for a in result.report.alternatives if a.total is not None})
+        result.warnings.append("the score is not certain: other plausible readings total "
+                               + ", ".join(str(t) for t in totals))
+    return result
+
+
+class PhotoPipeline:
+    """The models plus the resolution policy. Models load on first use (the CLI may fail earlier)."""
+
+    def __init__(self, detector: Any = None, classifier: Any = None) -> None:
+        self._detector = detector
+        self._classifier = classifier
+
+    @property
+    def detector(self) -> Any:
+        if self._detector is None:
+            from vision.models.detector import TileDetector
+
+            self._detector = TileDetector()
+        return self._detector
+
+    @property
+    def classifier(self) -> Any:
+        if self._classifier is None:
+            from vision.models.classifier import TileClassifier
+
+            self._classifier = TileClassifier()
+        return self._classifier
+
+    def read_tiles(self, source: PhotoSource | np.ndarray, timings: dict[str, float] | None = None
+                   ) -> list[TileReading]:
+        """Detect and classify every tile; boxes in full-resolution upright pixels."""
+        timings = timings if timings is not None else {}
+        started = time.perf_counter()
+        if isinstance(source, np.ndarray):
+            full = image_from_array(source)
+            scale = min(1.0, DETECT_SIDE / max(full.shape[:2]))
+            small = full if scale == 1.0 else _resize(full, scale)
+
+            def image_at(side: int | None) -> tuple[np.ndarray, float]:
+                if side is None or side >= max(full.shape[:2]):
+                    return full, 1.0
+                factor = side / max(full.shape[:2])
+                return _resize(full, factor), factor
+        else:
+            small, scale = source.image(DETECT_SIDE)
+            image_at = source.image
+        timings["load"] = time.perf_counter() - started
+        detections = self.detector.detect(small)
+        timings["detect"] = time.perf_counter() - started - timings["load"]
+        if not detections:
+            raise InputError("no tiles found in the photo")
+        tile_pixels = float(np.median([max(d.width, d.height) for d in detections]))
+        crop_image, crop_scale = small, scale
+        if tile_pixels < MIN_TILE_PIXELS and scale < 1.0:
+            longest = max(small.shape[:2]) / scale
+            side = min(longest, max(small.shape[:2]) * MIN_TILE_PIXELS / tile_pixels)
+            crop_image, crop_scale = image_at(None if side >= longest else int(math.ceil(side)))
+        factor = crop_scale / scale
+        in_crop = [_rescale(d, factor) for d in detections]
+        readings = self.classifier.classify(crop_image, in_crop, top_k=TOP_K)
+        timings["classify"] = time.perf_counter() - started - timings["load"] - timings["detect"]
+        return [TileReading(_rescale(r.detection, 1.0 / crop_scale), r.candidates) for r in readings]
+
+    def read_photo(self, path: str | Path, *, rules: Any = None, table: Any = None, context: Any = None
+                   ) -> PhotoResult:
+        """Read one photo file into a scored hand (InputError for anything the user must fix)."""
+        started = time.perf_counter()
+        source = PhotoSource(path)
+        timings: dict[str, float] = {}
+        readings = self.read_tiles(source, timings)
+        try:
+            result = read_readings(readings, image=str(path), rules=rules, table=table, context=context)
+        except PhotoReadError:
+            raise
+        except InputError as error:
+            raise PhotoReadError(str(error), readings) from None
+        result.timings = {**timings, **result.timings, "total": time.perf_counter() - started}
+        result.image_size = source.full_size
+        return result
+
+    def read_image(self, image_bgr: np.ndarray, *, name: str = "<image>", rules: Any = None,
+                   table: Any = None, context: Any = None) -> PhotoResult:
+        """Read an in-memory upright BGR image (a camera frame) into a scored hand."""
+        readings = self.read_tiles(image_bgr)
+        result = read_readings(readings, image=name, rules=rules, table=table, context=context)
+        result.image_size = (image_bgr.shape[1], image_bgr.shape[0])
+        return result
+
+
+def _resize(image: np.ndarray, factor: float) -> np.ndarray:
+    import cv2
+
+    size = (max(1, round(image.shape[1] * factor)), max(1, round(image.shape[0] * factor)))
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+
+
+def read_photo(path: str | Path, rules: Any = None, table: Any = None, context: Any = None,
+               pipeline: PhotoPipeline | None = None) -> PhotoResult:
+    """Read and score one photo with the shipped models (see :class:`PhotoPipeline`)."""
+    return (pipeline or PhotoPipeline()).read_photo(path, rules=rules, table=table, context=context)
+
+
+def failed_result(image: str, error: InputError, readings: list[TileReading] | None = None) -> PhotoResult:
+    """The JSON-mode answer for a photo that could not be read: the error, as a warning too."""
+    return PhotoResult(image=image, readings=readings or [], error=str(error), warnings=[str(error)])
+
+
+__all__ = ["GroupRole", "PhotoPipeline", "PhotoReadError", "PhotoResult", "read_photo", "read_readings"]
