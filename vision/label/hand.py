@@ -94,13 +94,14 @@ def hand_from_labels(
 
     groups: dict[int, list[int]] = defaultdict(list)
     for i, tile in enumerate(tiles):
-        if tile.group is not None and tile.role in _MELD_ROLES:
+        if tile.group is not None and tile.role in (*_MELD_ROLES, "winning"):
             groups[tile.group].append(i)
 
     melds: list[dict[str, Any]] = []
     in_meld: set[int] = set()
+    left_out: set[int] = set()
     for group_id, members in sorted(groups.items()):
-        if winning_index in members:
+        if winning_index in members or not any(tiles[i].role in _MELD_ROLES for i in members):
             continue  # the set the winning tile completed stands in the hand (concealed row)
         concealed = any(tiles[i].role == "concealed_kong" for i in members)
         codes = [tiles[i].code for i in members]
@@ -111,6 +112,7 @@ def hand_from_labels(
         if kind is None or (concealed and kind != "kong"):
             warnings.append(f"group {group_id} ({' '.join(codes)}) is not a legal "
                             f"{'concealed kong' if concealed else 'set'}; left out of the hand")
+            left_out.update(members)
             continue
         melds.append({"kind": kind, "tiles": sorted(codes, key=sort_key), "concealed": concealed})
         in_meld.update(members)
@@ -118,7 +120,7 @@ def hand_from_labels(
     concealed_tiles: list[str] = []
     flowers: list[str] = []
     for i, tile in enumerate(tiles):
-        if i in in_meld or tile.role == "distractor":
+        if i in in_meld or i in left_out or tile.role == "distractor":
             continue
         if tile.role in _MELD_ROLES and tile.group is None:
             warnings.append(f"tile {i} ({tile.code}) is marked {tile.role} but is in no group")

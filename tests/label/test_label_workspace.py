@@ -1,0 +1,106 @@
+"""The workspace: every change is one atomic manifest write, undoable, and nothing else is lost."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from label_helpers import seed_labels
+
+from scoring.errors import InputError
+from vision.dataset.manifest import ManifestRecord, TileLabel, read_manifest, write_manifest
+from vision.label.workspace import LabelWorkspace, StaleEditError
+
+
+def edit_of(record: ManifestRecord, **changes) -> dict:
+    return {"tiles": [t.to_json() for t in record.tiles], "reviewed": False, "context": {}, **changes}
+
+
+def test_folder_lists_images_and_ignores_the_sidecar(photo_dir: Path) -> None:
+    (photo_dir / ".taicam-label").mkdir()
+    (photo_dir / ".taicam-label" / "x.jpg").write_bytes(b"not listed")
+    (photo_dir / "notes.txt").write_text("not an image")
+    workspace = LabelWorkspace(photo_dir)
+    assert workspace.keys == ["images/table0.jpg", "images/table1.jpg", "images/table2.jpg"]
+    assert workspace.image_size(1) == (640, 640)
+
+
+def test_save_changes_one_record_and_keeps_every_other_key(photo_dir: Path) -> None:
+    seed_labels(photo_dir)
+    foreign = ManifestRecord(image="elsewhere/gone.jpg", width=10, height=10,
+                             tiles=[TileLabel(code="1z", box=(1, 1, 5, 5))])
+    records = read_manifest(photo_dir / "manifest.jsonl")
+    write_manifest(photo_dir / "manifest.jsonl", [foreign, *records])
+    workspace = LabelWorkspace(photo_dir)
+    record = workspace.record(0)
+    edit = edit_of(record)
+    edit["tiles"][0]["code"] = "7z"
+    workspace.save(0, edit, base_revision=0)
+
+    saved = read_manifest(photo_dir / "manifest.jsonl")
+    assert [r.image for r in saved] == ["elsewhere/gone.jpg", "images/table0.jpg"]
+    assert saved[0].to_json() == foreign.to_json()  # a record for a missing photo is kept verbatim
+    assert [t.code for t in saved[1].tiles] == ["7z", "2m", "3m", "5p", "5p"]
+    assert saved[1].source == "import" and saved[1].extra == {"note": "kept"}
+    assert saved[1].tiles[0].source_label == "up0"
+    assert workspace.revision(0) == 1
+
+
+def test_undo_and_redo_walk_the_saved_history(photo_dir: Path) -> None:
+    workspace = LabelWorkspace(photo_dir)
+    box = [10, 10, 50, 60]
+    workspace.save(1, {"tiles": [{"code": "1p", "box": box}]}, 0)
+    workspace.save(1, {"tiles": [{"code": "2p", "box": box}]}, 1)
+
+    def codes() -> list[str]:
+        lines = (photo_dir / "manifest.jsonl").read_text().splitlines()
+        return [tile["code"] for line in lines for tile in json.loads(line)["tiles"]]
+
+    assert codes() == ["2p"]
+    assert workspace.undo(1) and codes() == ["1p"]
+    assert workspace.undo(1) and codes() == []  # before the first save: no record at all
+    assert not workspace.undo(1)
+    assert workspace.redo(1) and codes() == ["1p"]
+    workspace.save(1, {"tiles": [{"code": "3p", "box": box}]}, workspace.revision(1))
+    assert not workspace.redo(1)  # a new change ends the redo branch
+    assert codes() == ["3p"]
+
+
+def test_stale_revision_is_refused(photo_dir: Path) -> None:
+    workspace = LabelWorkspace(photo_dir)
+    workspace.save(0, {"tiles": []}, 0)
+    with pytest.raises(StaleEditError):
+        workspace.save(0, {"tiles": [{"code": "1p", "box": [1, 1, 9, 9]}]}, 0)
+
+
+@pytest.mark.parametrize("tiles, message", [
+    ([{"code": "9x", "box": [1, 1, 9, 9]}], "unknown tile code"),
+    ([{"code": "1p", "box": [9, 1, 1, 9]}], "empty"),
+    ([{"code": "1p", "box": [1, 1, 9, 9], "role": "boss"}], "role"),
+    ("not a list", "list"),
+])
+def test_bad_edits_are_refused_and_the_manifest_is_untouched(photo_dir: Path, tiles, message) -> None:
+    seed_labels(photo_dir)
+    before = (photo_dir / "manifest.jsonl").read_bytes()
+    workspace = LabelWorkspace(photo_dir)
+    with pytest.raises(InputError, match=message):
+        workspace.save(0, {"tiles": tiles}, None)
+    assert (photo_dir / "manifest.jsonl").read_bytes() == before
+
+
+def test_manifest_elsewhere_stores_paths_relative_to_itself(photo_dir: Path, tmp_path: Path) -> None:
+    manifest = tmp_path / "labels" / "real.jsonl"
+    workspace = LabelWorkspace(photo_dir, manifest)
+    workspace.save(2, {"tiles": [{"code": "8s", "box": [1, 2, 30, 40]}], "reviewed": True}, 0)
+    (record,) = read_manifest(manifest)
+    assert record.image == "../photos/images/table2.jpg" and record.reviewed is True
+    assert LabelWorkspace(photo_dir, manifest).record(2).tiles[0].code == "8s"  # found again on restart
+
+
+def test_missing_folder_and_malformed_manifest_are_input_errors(photo_dir: Path, tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="not a folder"):
+        LabelWorkspace(tmp_path / "nope")
+    (photo_dir / "manifest.jsonl").write_text('{"image": "images/table0.jpg", "width": 0}\n')
+    with pytest.raises(InputError, match="manifest.jsonl:1"):
+        LabelWorkspace(photo_dir)
