@@ -31,6 +31,7 @@ def _root() -> None:
 
 # Each entry is a module with a ``register(app: typer.Typer) -> None`` function.
 COMMAND_MODULES: tuple[str, ...] = (
+    "vision.photo_cli",
     "vision.label.cli",
 )
 
@@ -64,7 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     """Run the CLI and map exceptions to the documented exit statuses (no tracebacks for users)."""
     _register_commands()
     try:
-        app(args=argv, standalone_mode=False)
+        # Without standalone mode, click returns the code of a ``typer.Exit`` instead of raising it.
+        outcome = app(args=argv, standalone_mode=False)
     except InputError as error:
         print(f"taicam: error: {error}", file=sys.stderr)
         return 2
@@ -83,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("TAICAM_DEBUG"):
             traceback.print_exc()
         return 1
-    return 0
+    return outcome if isinstance(outcome, int) else 0
 
 
 if __name__ == "__main__":

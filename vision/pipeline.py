@@ -162,9 +162,9 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
 
     Raises InputError for photos that cannot be a hand (no tiles, two hands, not a winning hand).
     """
-    from scoring import hand_from_json, score_hand
+    from scoring import hand_from_json, load_ruleset, score_hand
 
-    rules = _rules_for(rules, table)
+    rules = load_ruleset(_rules_for(rules, table))
     ctx = _context_dict(context)
     result = PhotoResult(image=image, readings=readings, assumed=assumed_context(ctx, table))
     started = time.perf_counter()
