@@ -56,6 +56,8 @@ class HandOutcome:
     document: dict[str, Any]
     signature: str
     reason: str = ""
+    #: The photo pipeline's full result (a ``vision.pipeline.PhotoResult``), for drawing it.
+    result: Any = field(default=None, compare=False, repr=False)
 
 
 #: Reads a list of (voted) tile readings into an outcome; the rule set is bound inside it.

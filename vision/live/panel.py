@@ -15,11 +15,12 @@ import numpy as np
 
 from vision.live.engine import HandOutcome, LiveUpdate
 from vision.live.stability import TableStatus
+from vision.overlay import annotate, confidence_colour
 
 FONT = cv2.FONT_HERSHEY_SIMPLEX
-GREEN = (60, 200, 60)
-AMBER = (0, 180, 255)
-RED = (40, 40, 230)
+GREEN = confidence_colour(1.0)
+AMBER = confidence_colour(0.7)
+RED = confidence_colour(0.0)
 GREY = (150, 150, 150)
 WHITE = (255, 255, 255)
 GROUP_COLOURS = (
@@ -43,24 +44,39 @@ class PanelInfo:
     hold_seconds: float = 0.8
 
 
-def confidence_colour(confidence: float) -> tuple[int, int, int]:
-    if confidence >= 0.9:
-        return GREEN
-    if confidence >= 0.6:
-        return AMBER
-    return RED
-
-
 def draw_live(image_bgr: np.ndarray, update: LiveUpdate | None, info: PanelInfo) -> np.ndarray:
-    """A copy of ``image_bgr`` with the tiles, the groups of the announced hand and the score panel."""
-    canvas = image_bgr.copy()
-    scale = max(0.4, min(canvas.shape[:2]) / 720.0)
-    if update is not None:
-        _draw_tracks(canvas, update, scale)
-        if update.announced is not None:
-            _draw_groups(canvas, update.announced, scale)
+    """A copy of ``image_bgr`` with the tiles, the groups of the announced hand and the score panel.
+
+    While the announced hand lies still, the tiles are drawn exactly as ``taicam photo --annotate``
+    draws them (codes, groups, winning tile); while the table changes, each tracked tile is drawn
+    with its voted code, and tiles not yet confirmed in grey.
+    """
+    scale = max(0.4, min(image_bgr.shape[:2]) / 720.0)
+    outcome = update.announced if update is not None else None
+    if (
+        update is not None
+        and outcome is not None
+        and outcome.result is not None
+        and _showing(update, outcome)
+    ):
+        canvas = annotate(image_bgr, outcome.result)
+        if canvas.shape != image_bgr.shape:
+            canvas = cv2.resize(
+                canvas, (image_bgr.shape[1], image_bgr.shape[0]), interpolation=cv2.INTER_LINEAR
+            )
+    else:
+        canvas = image_bgr.copy()
+        if update is not None:
+            _draw_tracks(canvas, update, scale)
+            if outcome is not None:
+                _draw_groups(canvas, outcome, scale)
     _draw_panel(canvas, update, info, scale)
     return canvas
+
+
+def _showing(update: LiveUpdate, outcome: HandOutcome) -> bool:
+    """The announced hand is what the table shows right now (steady, and read from these tiles)."""
+    return update.status is TableStatus.STEADY and update.evaluated is outcome
 
 
 def _draw_tracks(canvas: np.ndarray, update: LiveUpdate, scale: float) -> None:
@@ -133,6 +149,15 @@ def panel_lines(update: LiveUpdate | None, info: PanelInfo) -> list[tuple[str, t
         lines.append((f"TOTAL {score.get('total', '?')} {score.get('unit', '')}".rstrip(), GREEN))
     else:
         lines.append((f"not a winning hand: {score.get('reason', '')}", RED))
+    hand = document.get("hand") or {}
+    lines.append(("hand: " + " ".join(hand.get("concealed", [])), WHITE))
+    for meld in hand.get("melds", []):
+        kind = ("concealed " if meld.get("concealed") else "") + str(meld.get("kind", ""))
+        lines.append((f"  {kind}: {' '.join(meld.get('tiles', []))}", WHITE))
+    if hand.get("flowers"):
+        lines.append(("  flowers: " + " ".join(hand["flowers"]), WHITE))
+    if hand.get("winning_tile"):
+        lines.append((f"  winning tile: {hand['winning_tile']}", WHITE))
     for item in score.get("items", []):
         lines.append((f"  {item.get('name', item.get('id', '?'))}: {item.get('value', '')}", WHITE))
     for warning in list(document.get("warnings", [])) + list(score.get("warnings", [])):

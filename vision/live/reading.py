@@ -21,25 +21,46 @@ def outcome_signature(document: dict[str, Any]) -> str:
     return json.dumps({"hand": document.get("hand"), "score": document.get("score")}, sort_keys=True)
 
 
-def pipeline_hand_reader(
-    rules: Any = None, table: Any = None, context: Any = None, source_name: str = ""
-) -> HandReader:
-    """A :data:`HandReader` bound to one rule set, table and win context.
+class PipelineHandReader:
+    """A :data:`vision.live.engine.HandReader` bound to one rule set, table and win context.
 
     The rule set is loaded here, so a bad ``--rules`` fails at start-up rather than being taken
     for "not a hand" at every steady moment.
     """
-    from scoring import load_ruleset
-    from vision.pipeline import read_readings
 
-    rules = load_ruleset(rules if rules is not None else (getattr(table, "rules", None) or "taiwan"))
+    def __init__(
+        self, rules: Any = None, table: Any = None, context: Any = None, source_name: str = ""
+    ) -> None:
+        from scoring import load_ruleset
 
-    def read(readings: list[TileReading]) -> HandOutcome:
+        self.ruleset = load_ruleset(
+            rules if rules is not None else (getattr(table, "rules", None) or "taiwan")
+        )
+        self.table = table
+        self.context = context
+        self.source_name = source_name
+
+    @property
+    def rules_id(self) -> str:
+        return str(self.ruleset.id)
+
+    def __call__(self, readings: list[TileReading]) -> HandOutcome:
+        from vision.pipeline import read_readings
+
         try:
-            result = read_readings(readings, image=source_name, rules=rules, table=table, context=context)
+            result = read_readings(
+                readings, image=self.source_name, rules=self.ruleset, table=self.table, context=self.context
+            )
         except InputError as error:
             return HandOutcome(complete=False, document={}, signature="", reason=str(error))
         document = result.to_json()
-        return HandOutcome(complete=True, document=document, signature=outcome_signature(document))
+        return HandOutcome(
+            complete=True, document=document, signature=outcome_signature(document), result=result
+        )
 
-    return read
+
+def pipeline_hand_reader(
+    rules: Any = None, table: Any = None, context: Any = None, source_name: str = ""
+) -> HandReader:
+    """Shorthand for :class:`PipelineHandReader`."""
+    return PipelineHandReader(rules, table, context, source_name)

@@ -65,6 +65,10 @@ class SessionSummary:
     events: list[dict[str, Any]] = field(default_factory=list)
 
     @property
+    def rules_label(self) -> str:
+        """The rule set in use, by its id (a rule file's own id, not its path)."""
+        return str(getattr(self.engine.read_hand, "rules_id", self.rules))
+
     def processed_fps(self) -> float:
         return self.frames_processed / self.wall_seconds if self.wall_seconds > 0 else 0.0
 
@@ -226,6 +230,10 @@ class LiveSession:
             self.summary.end_reason = self._end_reason()
         return self.summary
 
+    def rules_label(self) -> str:
+        """The rule set in use, by its id (a rule file's own id, not its path)."""
+        return str(getattr(self.engine.read_hand, "rules_id", self.rules))
+
     def processed_fps(self) -> float:
         with self._lock:
             times = list(self._process_times)
@@ -327,7 +335,7 @@ class LiveSession:
         if self.grabber.status is GrabberStatus.RECONNECTING:
             message = f"{self.grabber.source.describe()} lost - reconnecting..."
         return PanelInfo(
-            rules=self.rules,
+            rules=self.rules_label(),
             processed_fps=self.processed_fps(),
             source_message=message,
             hold_seconds=self.hold_seconds,
@@ -383,7 +391,12 @@ class LiveSession:
             shown_frame, update = frozen if frozen is not None else (frame, self._latest)
             annotated = draw_live(shown_frame.image, update, self._panel_info())
             path = save_snapshot(
-                self.options.snapshot_dir, shown_frame, annotated, update, self.summary.source, self.rules
+                self.options.snapshot_dir,
+                shown_frame,
+                annotated,
+                update,
+                self.summary.source,
+                self.rules_label(),
             )
             print(f"taicam live: snapshot saved to {path}", file=sys.stderr)
         elif key == ord("r"):
@@ -414,7 +427,7 @@ class LiveSession:
                 times=latest.times,
             )
             self._record(update)
-        print(f"taicam live: rule set {self.rules}", file=sys.stderr)
+        print(f"taicam live: rule set {self.rules_label()}", file=sys.stderr)
 
     def _past_limit(self, frame: Frame) -> bool:
         return self.options.max_seconds is not None and frame.timestamp > self.options.max_seconds

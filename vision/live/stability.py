@@ -83,7 +83,8 @@ def update_stability(
     """The stability state after one more frame."""
     key = table_key(tracker)
     if not key:
-        return StabilityState(key=(), since=timestamp, status=TableStatus.EMPTY, timestamp=timestamp)
+        since = state.since if state.status is TableStatus.EMPTY else timestamp
+        return StabilityState(key=(), since=since, status=TableStatus.EMPTY, timestamp=timestamp)
     reason = disturbance(state, tracker, key, config)
     if reason:
         return StabilityState(

@@ -1,0 +1,151 @@
+"""Starting a live session from the command line's choices (kept apart from Typer so it is testable).
+
+Order matters for the user: the source is opened first (a missing camera or file is reported at
+once, before the models load), then the models, then the loop runs until the source ends (exit 0
+with a summary), the camera is lost for good (exit 1 with the reason), or the user quits.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from scoring.errors import InputError
+from vision.live.capture import FrameGrabber, Pace, ReconnectPolicy, parse_source
+from vision.live.engine import EngineConfig, LiveEngine
+from vision.live.reading import PipelineHandReader
+from vision.live.session import EventSink, LiveSession, SessionOptions, SessionSummary
+from vision.live.stability import StabilityConfig
+from vision.live.tracker import TrackerConfig
+
+
+@dataclass
+class LiveRequest:
+    """Everything ``taicam live`` was asked to do."""
+
+    source: str = "0"
+    rules: str | None = None
+    table: Any = None  # scoring.TableSettings
+    context: dict[str, Any] = field(default_factory=dict)
+    headless: bool = False
+    json_lines: bool = False
+    annotate: Path | None = None
+    snapshot_dir: Path | None = None
+    hold_seconds: float = 0.8
+    realtime: bool = False
+    max_seconds: float | None = None
+    reconnect_attempts: int = 5
+    camera_width: int | None = None
+    camera_height: int | None = None
+    classify_refresh: float = 1.0
+
+
+def has_screen() -> bool:
+    """Whether a window can be opened (X11/Wayland on Linux; other systems always have one)."""
+    if not sys.platform.startswith("linux"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def rules_cycle(first: str, first_id: str) -> list[str]:
+    """The rule sets the "r" key steps through: the one in use (an id or a file), then the built-ins."""
+    from scoring import list_rulesets
+
+    return [first] + [ruleset.id for ruleset in list_rulesets() if ruleset.id != first_id]
+
+
+def check_request(request: LiveRequest) -> None:
+    """Reject impossible combinations before anything is opened."""
+    if request.hold_seconds <= 0 or request.hold_seconds > 30:
+        raise InputError(f"--hold must be between 0 and 30 seconds, got {request.hold_seconds:g}")
+    if request.max_seconds is not None and request.max_seconds <= 0:
+        raise InputError("--max-seconds must be positive")
+    if request.reconnect_attempts < 0:
+        raise InputError("--reconnect-attempts cannot be negative")
+    if not request.headless and not has_screen():
+        raise InputError("no screen to show the live window on (DISPLAY is not set): add --headless")
+    if request.annotate is not None:
+        suffix = request.annotate.suffix.lower()
+        if suffix not in (".mp4", ".avi"):
+            raise InputError(f"--annotate {request.annotate}: use an .mp4 or .avi file name")
+        if not request.annotate.parent.exists():
+            raise InputError(
+                f"--annotate {request.annotate}: folder {request.annotate.parent} does not exist"
+            )
+
+
+def build_session(request: LiveRequest, detector: Any = None, classifier: Any = None) -> LiveSession:
+    """Open the source, load the models and wire a session (raises InputError for the user's mistakes)."""
+    check_request(request)
+    source = parse_source(request.source)
+    if request.realtime and not source.is_file:
+        raise InputError("--realtime is for video files; a camera or stream is always real time")
+    pace = Pace.LIVE if (request.realtime or source.is_live) else Pace.EVERY
+    policy = ReconnectPolicy(attempts=request.reconnect_attempts)
+
+    def opener(video_source: Any) -> Any:
+        from vision.live.capture import open_capture
+
+        return open_capture(video_source, request.camera_width, request.camera_height)
+
+    grabber = FrameGrabber(source, pace=pace, reconnect=policy, opener=opener).start()
+    try:
+        rules = request.rules or getattr(request.table, "rules", None) or "taiwan"
+        name = source.describe()
+
+        def make_reader(rules_spec: str) -> PipelineHandReader:
+            return PipelineHandReader(rules_spec, request.table, request.context, name)
+
+        reader = make_reader(rules)
+        if detector is None:
+            from vision.models.detector import TileDetector
+
+            detector = TileDetector()
+        if classifier is None:
+            from vision.models.classifier import TileClassifier
+
+            classifier = TileClassifier()
+        config = EngineConfig(
+            tracker=TrackerConfig(),
+            stability=StabilityConfig(hold_seconds=request.hold_seconds),
+            classify_refresh=request.classify_refresh,
+        )
+        engine = LiveEngine(detector, classifier, reader, config)
+        options = SessionOptions(
+            headless=request.headless,
+            json_lines=request.json_lines,
+            annotate_path=request.annotate,
+            snapshot_dir=request.snapshot_dir or Path.cwd(),
+            max_seconds=request.max_seconds,
+        )
+        return LiveSession(
+            grabber,
+            engine,
+            rules_cycle=rules_cycle(rules, reader.rules_id),
+            make_reader=make_reader,
+            sink=EventSink(sys.stdout, request.json_lines),
+            options=options,
+            hold_seconds=request.hold_seconds,
+        )
+    except BaseException:
+        grabber.stop()
+        raise
+
+
+def run_live(request: LiveRequest) -> int:
+    """Run ``taicam live``; returns the exit status (the summary goes to stderr)."""
+    session = build_session(request)
+    if not request.headless:
+        print(f"taicam live: {session.grabber.source.describe()} - {session_keys()}", file=sys.stderr)
+    summary: SessionSummary = session.run()
+    print(summary.describe(), file=sys.stderr)
+    return 1 if summary.failed else 0
+
+
+def session_keys() -> str:
+    from vision.live.session import KEY_HELP
+
+    return KEY_HELP
