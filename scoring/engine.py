@@ -10,6 +10,8 @@ the best total. An illegal but well-formed hand is never an exception: it is ``v
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from scoring.hand import Hand
 from scoring.patterns import DETECTORS
@@ -49,31 +51,34 @@ def score_hand(hand: Hand, rules: str | RuleSet = "taiwan",
         report.reason = reason
         return report
 
-    facts = HandFacts(hand, context, options, ruleset.special_shapes)
-    readings = enumerate_readings(hand, facts, ruleset.special_shapes, ruleset.sets_needed)
-    flower_wins = any(row.detector in ("seven_flowers", "eight_flowers") for row in ruleset.patterns)
-    if len(facts.flowers) >= 7 and flower_wins:
+    shapes = ruleset.special_shapes
+    facts = HandFacts(hand, context, options, shapes)
+    readings = enumerate_readings(hand, facts, shapes, ruleset.sets_needed)
+    if len(facts.flowers) >= 7 and ruleset.has_flower_wins:
         readings.append(flower_reading(hand))
     if not readings:
         report.reason = _not_a_win_reason(hand, ruleset)
         return report
 
-    active = [row for row in ruleset.patterns if _row_on(row, options)]
-    hand_hits = {row.id: DETECTORS[row.detector].function(facts, row.params) for row in active
-                 if row.detector in DETECTORS and DETECTORS[row.detector].scope == "hand"}
-    closure = ruleset.supersession_closure(options)
-    best: tuple[int, list[ScoreItem], Reading] | None = None
+    plan = _plan(ruleset, options)
+    hand_fired = []
+    for row, function in plan.hand_rows:
+        hits = function(facts, row.params)
+        if hits:
+            hand_fired.append((row, hits))
+    best: tuple[int, list, Reading] | None = None
     for reading in readings:
-        total, items = _score_reading(reading, facts, ruleset, active, hand_hits, closure, options)
-        if not items and reading.shape == "flowers":
+        total, fired = _score_reading(reading, facts, plan, hand_fired)
+        if not fired and reading.shape == "flowers":
             continue
         if best is None or total > best[0]:
-            best = (total, items, reading)
+            best = (total, fired, reading)
     if best is None:
         report.reason = "a flower is the winning tile only for a seven- or eight-flower win under these rules"
         return report
 
-    total, items, reading = best
+    total, fired, reading = best
+    items = _items(fired)
     if table.limit is not None and total > table.limit:
         items.append(ScoreItem("limit", f"Table limit {table.limit}", "", table.limit - total, []))
         warnings.append(f"total {total} capped at the table limit of {table.limit}")
@@ -93,62 +98,98 @@ def score_hand(hand: Hand, rules: str | RuleSet = "taiwan",
     return report
 
 
-def _row_on(row: PatternRow, options: dict) -> bool:
-    if row.when is not None and not options.get(row.when):
-        return False
-    return not (row.unless is not None and options.get(row.unless))
+@dataclass
+class _Plan:
+    """A rule set under one set of option values, ready to apply (cached: building it is slow)."""
+
+    hand_rows: list[tuple[PatternRow, Callable]]
+    reading_rows: list[tuple[PatternRow, Callable]]
+    chicken: PatternRow | None
+    closure: dict[str, frozenset[str]]
+    keep_last_on_exclusive: bool
 
 
-def _score_reading(reading: Reading, facts: HandFacts, ruleset: RuleSet, active: list[PatternRow],
-                   hand_hits: dict, closure: dict, options: dict) -> tuple[int, list[ScoreItem]]:
-    fired: list[tuple[PatternRow, list[tuple[str, ...]]]] = []
-    chicken: PatternRow | None = None
-    for row in active:
+_PLANS: dict = {}
+
+
+def _plan(ruleset: RuleSet, options: dict) -> _Plan:
+    key = (id(ruleset), tuple(sorted((k, repr(v)) for k, v in options.items())))
+    plan = _PLANS.get(key)
+    if plan is not None and plan.closure is ruleset.supersession_closure(options):
+        return plan
+    hand_rows, reading_rows, chicken = [], [], None
+    for row in ruleset.patterns:
+        if (row.when is not None and not options.get(row.when)) or (
+                row.unless is not None and options.get(row.unless)):
+            continue
         if row.detector == "chicken_hand":
             chicken = row
             continue
         detector = DETECTORS[row.detector]
-        if detector.scope == "hand":
-            hits = hand_hits[row.id]
-        else:
-            hits = detector.function(reading, facts, row.params)
+        (hand_rows if detector.scope == "hand" else reading_rows).append((row, detector.function))
+    plan = _Plan(hand_rows, reading_rows, chicken, ruleset.supersession_closure(options),
+                 bool(options.get("flower_win_takes_base", False)))
+    if len(_PLANS) > 256:
+        _PLANS.clear()
+    _PLANS[key] = plan
+    return plan
+
+
+Fired = list[tuple[PatternRow, list[tuple[str, ...]]]]
+
+
+def _score_reading(reading: Reading, facts: HandFacts, plan: _Plan, hand_fired: Fired) -> tuple[int, Fired]:
+    """The rows this reading earns after supersession, exclusivity and the chicken post-pass."""
+    fired = list(hand_fired)
+    for row, function in plan.reading_rows:
+        hits = function(reading, facts, row.params)
         if hits:
             fired.append((row, hits))
     if reading.shape == "flowers":
         fired = [(row, hits) for row, hits in fired if row.exclusive]
         if not fired:
             return 0, []
+    closure = plan.closure
     removed: set[str] = set()
     for row, _ in fired:
         removed |= closure[row.id]
-    fired = [(row, hits) for row, hits in fired if row.id not in removed]
+    if removed:
+        fired = [(row, hits) for row, hits in fired if row.id not in removed]
     exclusive = [(row, hits) for row, hits in fired if row.exclusive]
     if exclusive:
-        keep_last = options.get("flower_win_takes_base", False)
-        fired = exclusive + [(row, hits) for row, hits in fired if row.last and keep_last]
+        fired = exclusive + [(row, hits) for row, hits in fired if row.last and plan.keep_last_on_exclusive]
+    chicken = plan.chicken
     if chicken is not None and not exclusive:
         before_base = sum(row.value * len(hits) for row, hits in fired if not row.last and not row.double)
         if before_base == chicken.params.get("points_before_base", 1):
             fired = [(chicken, [()])] + [(row, hits) for row, hits in fired if row.last]
-    fired.sort(key=lambda pair: pair[0].last)
-    items = []
     points = 0
-    doubles: list[tuple[PatternRow, list[tuple[str, ...]]]] = []
+    doubles = 0
     for row, hits in fired:
         if row.double:
-            doubles.append((row, hits))
-            continue
+            doubles += row.value * len(hits)
+        else:
+            points += row.value * len(hits)
+    return points * (2 ** doubles), fired
+
+
+def _items(fired: Fired) -> list[ScoreItem]:
+    """Report items in rule-file order (base points last, doubles after the points they double)."""
+    order = sorted(fired, key=lambda pair: (pair[0].double, pair[0].last))
+    items = []
+    points = 0
+    for row, hits in order:
         tiles = sorted_codes([t for hit in hits for t in hit]) if len(hits) > 1 else list(hits[0])
-        value = row.value * len(hits)
-        points += value
-        items.append(ScoreItem(row.id, row.name, row.name_zh, value, tiles, len(hits)))
-    for row, hits in doubles:
-        n = row.value * len(hits)
-        added = points * (2 ** n) - points
-        points += added
-        tiles = [t for hit in hits for t in hit]
-        items.append(ScoreItem(row.id, row.name, row.name_zh, added, tiles, len(hits), doubles=n))
-    return points, items
+        if row.double:
+            n = row.value * len(hits)
+            added = points * (2 ** n) - points
+            points += added
+            items.append(ScoreItem(row.id, row.name, row.name_zh, added, tiles, len(hits), doubles=n))
+        else:
+            value = row.value * len(hits)
+            points += value
+            items.append(ScoreItem(row.id, row.name, row.name_zh, value, tiles, len(hits)))
+    return items
 
 
 def check_hand(hand: Hand, ruleset: RuleSet, context) -> str | None:

@@ -60,8 +60,10 @@ class WinContext:
 
     def merged(self, override: WinContext | None) -> WinContext:
         """This context with every field that ``override`` sets replaced by its value."""
-        if override is None:
+        if override is None or override is self:
             return self
+        if self == _EMPTY_CONTEXT:
+            return override
         changes = {f.name: getattr(override, f.name) for f in fields(override)
                    if getattr(override, f.name) is not None}
         return replace(self, **changes) if changes else self
@@ -77,6 +79,7 @@ class WinContext:
         return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
 
 
+_EMPTY_CONTEXT = WinContext()
 BOOL_CONTEXT_KEYS = tuple(f.name for f in fields(WinContext) if f.type in ("bool | None",))
 INT_CONTEXT_KEYS = ("dealer_streak", "tiles_on_table")
 WIND_CONTEXT_KEYS = ("seat_wind", "round_wind", "discarder")

@@ -469,16 +469,13 @@ def all_chows_plain(r: Reading, f: HandFacts, p: dict) -> Hits:
 
 def _straight_chows(r: Reading) -> list[list[Group]]:
     """For each suit, the chows 123, 456, 789 if all three are present."""
+    keys = r.chow_keys
+    if len(keys) < 3:
+        return []
     out = []
     for suit in "mps":
-        picked = []
-        for rank in (1, 4, 7):
-            g = next((c for c in r.chows if c.suit == suit and c.rank == rank), None)
-            if g is None:
-                break
-            picked.append(g)
-        if len(picked) == 3:
-            out.append(picked)
+        if (suit, 1) in keys and (suit, 4) in keys and (suit, 7) in keys:
+            out.append([next(c for c in r.chows if c.suit == suit and c.rank == rank) for rank in (1, 4, 7)])
     return out
 
 
@@ -502,17 +499,14 @@ def pure_straight(r: Reading, f: HandFacts, p: dict) -> Hits:
 
 
 def _mixed_straights(r: Reading) -> list[list[Group]]:
+    keys = r.chow_keys
+    if len(keys) < 3:
+        return []
     out = []
-    for order in (("m", "p", "s"), ("m", "s", "p"), ("p", "m", "s"), ("p", "s", "m"), ("s", "m", "p"),
-                  ("s", "p", "m")):
-        picked = []
-        for suit, rank in zip(order, (1, 4, 7), strict=True):
-            g = next((c for c in r.chows if c.suit == suit and c.rank == rank), None)
-            if g is None:
-                break
-            picked.append(g)
-        if len(picked) == 3:
-            out.append(picked)
+    for order in ("mps", "msp", "pms", "psm", "smp", "spm"):
+        if all((suit, rank) in keys for suit, rank in zip(order, (1, 4, 7), strict=True)):
+            out.append([next(c for c in r.chows if c.suit == suit and c.rank == rank)
+                        for suit, rank in zip(order, (1, 4, 7), strict=True)])
     return out
 
 

@@ -71,38 +71,21 @@ class Reading:
     groups: list[Group]
     wait: str | None  # pair | pung | edge | closed | open | single | flower
 
-    _cache: dict | None = None
+    def __post_init__(self) -> None:
+        self.pungs: list[Group] = [g for g in self.groups if g.kind == "pung" or g.kind == "kong"]
+        self.chows: list[Group] = [g for g in self.groups if g.kind == "chow"]
+        pairs = [g for g in self.groups if g.kind == "pair"]
+        self.pair: Group | None = pairs[0] if len(pairs) == 1 else None
+        self.chow_keys = frozenset((g.suit, g.rank) for g in self.chows)
+        self._cache: dict = {}
 
     def memo(self) -> dict:
-        if self._cache is None:
-            self._cache = {}
+        """Scratch space for detectors that share a derived value within one reading."""
         return self._cache
 
     @property
     def sets(self) -> list[Group]:
         return [g for g in self.groups if g.kind in ("chow", "pung", "kong")]
-
-    @property
-    def pungs(self) -> list[Group]:
-        memo = self.memo()
-        if "pungs" not in memo:
-            memo["pungs"] = [g for g in self.groups if g.kind == "pung" or g.kind == "kong"]
-        return memo["pungs"]
-
-    @property
-    def chows(self) -> list[Group]:
-        memo = self.memo()
-        if "chows" not in memo:
-            memo["chows"] = [g for g in self.groups if g.kind == "chow"]
-        return memo["chows"]
-
-    @property
-    def pair(self) -> Group | None:
-        memo = self.memo()
-        if "pair" not in memo:
-            pairs = [g for g in self.groups if g.kind == "pair"]
-            memo["pair"] = pairs[0] if len(pairs) == 1 else None
-        return memo["pair"]
 
     @property
     def winning_group(self) -> Group | None:
@@ -202,6 +185,18 @@ def _wait_role(kind: str, first: int, win: int) -> str:
     return "open"
 
 
+_GROUPS: dict[tuple[str, int, bool, bool], Group] = {}
+
+
+def _standing_group(kind: str, first: int, hidden: bool, winning: bool) -> Group:
+    """Groups of standing tiles are immutable once built, so readings share them."""
+    key = (kind, first, hidden, winning)
+    group = _GROUPS.get(key)
+    if group is None:
+        group = _GROUPS[key] = Group(kind, first, _tiles_of(kind, first), hidden=hidden, winning=winning)
+    return group
+
+
 def _tiles_of(kind: str, first: int) -> tuple[str, ...]:
     if kind == "chow":
         return (CODE[first], CODE[first + 1], CODE[first + 2])
@@ -240,7 +235,7 @@ def enumerate_readings(hand: Hand, facts: HandFacts, shapes: tuple[str, ...],
             for n, (kind, first) in enumerate(split):
                 winning = n == place
                 hidden = not (winning and discard and kind == "pung")
-                groups.append(Group(kind, first, _tiles_of(kind, first), hidden=hidden, winning=winning))
+                groups.append(_standing_group(kind, first, hidden, winning))
             kind, first = split[place]
             readings.append(Reading(shape, groups, _wait_role(kind, first, win)))
     return readings

@@ -114,15 +114,25 @@ class RuleSet:
     path: str = ""
     option_notes: dict = field(default_factory=dict, hash=False, compare=False)
     _closures: dict = field(default_factory=dict, hash=False, compare=False, repr=False)
+    special_shapes: tuple[str, ...] = field(default=(), init=False, compare=False)
+    has_flower_wins: bool = field(default=False, init=False, compare=False)
 
     @property
     def sets_needed(self) -> int:
         return (self.hand_tiles - 1) // 3
 
-    @property
-    def special_shapes(self) -> tuple[str, ...]:
+    def __post_init__(self) -> None:
         used = {row.detector for row in self.patterns}
-        return tuple(shape for shape, det in SHAPE_DETECTORS.items() if det in used)
+        shapes = tuple(shape for shape, det in SHAPE_DETECTORS.items() if det in used)
+        object.__setattr__(self, "special_shapes", shapes)
+        object.__setattr__(self, "has_flower_wins", bool(used & {"seven_flowers", "eight_flowers"}))
+
+    def _conditional_options(self) -> tuple[str, ...]:
+        found = self._closures.get("_conditional")
+        if found is None:
+            found = tuple({opt for row in self.patterns for opt, _ in row.supersedes_if})
+            self._closures["_conditional"] = found
+        return found
 
     def supersession_closure(self, options: dict | None = None) -> dict[str, frozenset[str]]:
         """Each row id -> every id it replaces, directly or through a chain ("higher replaces lower").
@@ -130,7 +140,7 @@ class RuleSet:
         ``supersedes_if`` entries count only when their option is on in ``options``.
         """
         options = self.options if options is None else options
-        key = tuple(sorted(opt for row in self.patterns for opt, _ in row.supersedes_if if options.get(opt)))
+        key = tuple(sorted(opt for opt in self._conditional_options() if options.get(opt)))
         cached = self._closures.get(key)
         if cached is not None:
             return cached

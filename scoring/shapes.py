@@ -179,21 +179,68 @@ def winning_tiles(counts: list[int], used: list[int], special: tuple[str, ...] =
 
     ``used`` counts every copy already in the hand (standing and melds), so a tile whose four
     copies are all in the hand is not a wait. ``special`` names special shapes that count.
+    Only the block (suit) that receives the candidate tile is re-solved; the others' answers
+    are reused, and tiles with no neighbour within two ranks are skipped (they cannot join a set).
     """
-    waits = []
-    for i in range(34):
-        if used[i] >= 4:
-            continue
-        if not special:
-            if i < 27:
-                base = i - i % 9
-                if not any(counts[j] for j in range(max(base, i - 2), min(base + 9, i + 3))):
-                    continue
-            elif not counts[i]:
+    blocks = [tuple(counts[0:9]), tuple(counts[9:18]), tuple(counts[18:27]), tuple(counts[27:34])]
+    status = [_suit_status(block, k == 3) for k, block in enumerate(blocks)]
+    waits: set[int] = set()
+    if sum(counts) % 3 == 1:
+        for k in range(4):
+            others = [status[j] for j in range(4) if j != k]
+            all_plain = all(no_pair for no_pair, _ in others)
+            one_pair = any(others[j][1] and all(others[i][0] for i in range(3) if i != j) for j in range(3))
+            if not all_plain and not one_pair:
                 continue
-        counts[i] += 1
-        ok = is_standard_complete(counts) or any(SPECIAL_SHAPES[name](counts) for name in special)
-        counts[i] -= 1
-        if ok:
-            waits.append(i)
-    return waits
+            for rank, no_pair, with_pair in _block_completions(blocks[k], k == 3):
+                index = 9 * k + rank
+                if used[index] < 4 and ((with_pair and all_plain) or (no_pair and one_pair)):
+                    waits.add(index)
+    for name in special:
+        if not _special_possible(name, counts):
+            continue
+        check = SPECIAL_SHAPES[name]
+        for index in range(34):
+            if used[index] >= 4 or index in waits:
+                continue
+            counts[index] += 1
+            if check(counts):
+                waits.add(index)
+            counts[index] -= 1
+    return sorted(waits)
+
+
+@lru_cache(maxsize=65536)
+def _block_completions(block: tuple[int, ...], honours: bool) -> tuple[tuple[int, bool, bool], ...]:
+    """For each rank worth adding to this block: (rank, splits into sets, splits into sets + a pair).
+
+    Ranks with no tile within two ranks (or, for honours, no copy) are skipped: a lone tile
+    cannot join a set or a pair.
+    """
+    out = []
+    counts = list(block)
+    for rank in range(len(counts)):
+        if honours:
+            if not counts[rank]:
+                continue
+        elif not any(counts[max(0, rank - 2):rank + 3]):
+            continue
+        counts[rank] += 1
+        no_pair, with_pair = _suit_status(tuple(counts), honours)
+        counts[rank] -= 1
+        if no_pair or with_pair:
+            out.append((rank, no_pair, with_pair))
+    return tuple(out)
+
+
+def _special_possible(name: str, counts: list[int]) -> bool:
+    """Cheap necessary conditions, so special shapes cost nothing on ordinary hands."""
+    if sum(counts) != 16:
+        return False
+    if name == "seven_pairs_pung":
+        return sum(1 for c in counts if c % 2) <= 2
+    if name == "thirteen_orphans":
+        return sum(1 for i in ORPHAN_INDICES if counts[i]) >= 12
+    if name == "sixteen_orphans":
+        return sum(1 for i in HONOUR_INDICES if counts[i]) >= 6 and max(counts) <= 2
+    return True
