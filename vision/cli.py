@@ -33,6 +33,7 @@ def _root() -> None:
 COMMAND_MODULES: tuple[str, ...] = (
     "vision.photo_cli",
     "vision.label.cli",
+    "vision.live.cli",
 )
 
 
