@@ -9,6 +9,30 @@ import typer
 
 from vision.live.run import LiveRequest, run_live
 
+# The rule, table and win-context options are exactly ``taicam photo``'s (same names, same help).
+from vision.photo_cli import (
+    Dealer,
+    Discarder,
+    LastTile,
+    Replacement,
+    RobbingKong,
+    Round,
+    Rules,
+    Seat,
+    SelfDrawn,
+    Streak,
+    Table,
+    TilesOnTable,
+    Ting,
+)
+
+
+def context_from_flags(**flags: object) -> dict[str, object]:
+    """The win context the flags describe (only what was given), validated by the scoring package."""
+    from scoring.hand import context_from_json
+
+    return context_from_json({key: value for key, value in flags.items() if value is not None}).to_json()
+
 
 def register(app: typer.Typer) -> None:
     """Add the ``live`` command to the taicam CLI."""
@@ -21,10 +45,19 @@ def register(app: typer.Typer) -> None:
                 "--source", "-s", help="Camera index (0), video file, or stream URL (rtsp://, http://)."
             ),
         ] = "0",
-        rules: Annotated[
-            str | None, typer.Option(help="Rule set id or rule file (default: the table's, else taiwan).")
-        ] = None,
-        table: Annotated[Path | None, typer.Option(help="Table settings TOML file.")] = None,
+        rules: Rules = None,
+        table: Table = None,
+        seat: Seat = None,
+        round_wind: Round = None,
+        self_drawn: SelfDrawn = None,
+        discarder: Discarder = None,
+        dealer: Dealer = None,
+        streak: Streak = None,
+        last_tile: LastTile = None,
+        robbing_kong: RobbingKong = None,
+        replacement: Replacement = None,
+        ting: Ting = None,
+        tiles_on_table: TilesOnTable = None,
         headless: Annotated[
             bool,
             typer.Option("--headless", help="No window: print each hand change (and --annotate a video)."),
@@ -59,15 +92,30 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Watch the table and score the hand once it has been laid out and left still.
 
-        Keys in the window: space freezes the picture, s saves a snapshot (image + JSON), r switches
-        to the next rule set, c resets, q quits. A video file ends with a summary on stderr.
+        Window keys: space freeze, s snapshot (image + JSON), r next rule set, c reset, q quit.
+
+        A video file ends with a summary on stderr; a lost camera is retried, then reported.
         """
         from scoring import load_table
 
+        context = context_from_flags(
+            seat_wind=seat,
+            round_wind=round_wind,
+            self_drawn=self_drawn,
+            discarder=discarder,
+            dealer=dealer,
+            dealer_streak=streak,
+            last_tile=last_tile,
+            robbing_kong=robbing_kong,
+            replacement_draw=replacement,
+            ting=ting,
+            tiles_on_table=tiles_on_table,
+        )
         request = LiveRequest(
             source=source,
             rules=rules,
             table=load_table(table) if table is not None else None,
+            context=context,
             headless=headless,
             json_lines=json_output,
             annotate=annotate,

@@ -1,0 +1,66 @@
+"""``taicam live`` fails clearly (exit 2, one line on stderr) on everything the user can get wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from live_fixtures import counting_video  # noqa: F401 - fixture
+
+from vision.cli import main
+
+
+def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    status = main(argv)
+    captured = capsys.readouterr()
+    return status, captured.out, captured.err
+
+
+def one_line_error(err: str, needle: str) -> None:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("taicam: error:") and needle in lines[0], err
+
+
+def test_a_missing_camera(capsys):
+    status, out, err = run(["live", "--source", "7", "--headless"], capsys)
+    assert status == 2 and out == ""
+    one_line_error(err, "cannot open camera 7")
+
+
+def test_a_missing_video_file(capsys, tmp_path: Path):
+    status, _, err = run(["live", "--source", str(tmp_path / "nope.mp4"), "--headless"], capsys)
+    assert status == 2
+    one_line_error(err, "video file not found")
+
+
+def test_an_unreachable_stream(capsys):
+    status, _, err = run(["live", "--source", "http://127.0.0.1:9/video.mjpg", "--headless"], capsys)
+    assert status == 2
+    one_line_error(err, "cannot open stream")
+
+
+def test_a_window_without_a_screen(capsys, monkeypatch, counting_video: Path):  # noqa: F811
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    status, _, err = run(["live", "--source", str(counting_video)], capsys)
+    assert status == 2
+    one_line_error(err, "--headless")
+
+
+@pytest.mark.parametrize(
+    ("flags", "needle"),
+    [
+        (["--annotate", "out.gif"], "use an .mp4 or .avi"),
+        (["--annotate", "no/such/folder/out.mp4"], "does not exist"),
+        (["--hold", "0"], "--hold"),
+        (["--realtime", "--source", "0"], None),
+        (["--rules", "no-such-rules"], "unknown rule set"),
+        (["--seat", "X"], "wind"),
+    ],
+)
+def test_bad_options(capsys, counting_video: Path, flags: list[str], needle: str | None):  # noqa: F811
+    argv = ["live", "--headless", "--source", str(counting_video), *flags]
+    status, out, err = run(argv, capsys)
+    assert status == 2 and out == ""
+    one_line_error(err, needle or "")
