@@ -23,9 +23,9 @@ def real_photos(count: int) -> list[Path]:
 
 
 def seed_labels(folder: Path) -> list[ManifestRecord]:
-    """A starting manifest for the first photo: five tiles in a row, as an import would leave them."""
+    """A starting manifest for the first photo: six tiles in a row, as an import would leave them."""
     tiles = [TileLabel(code=code, box=(100.0 + 40 * i, 200.0, 136.0 + 40 * i, 250.0), source_label=f"up{i}")
-             for i, code in enumerate(["1m", "2m", "3m", "5p", "5p"])]
+             for i, code in enumerate(["1m", "2m", "3m", "5p", "5p", "5p"])]
     records = [ManifestRecord(image="images/table0.jpg", width=640, height=640, tiles=tiles, source="import",
                               extra={"note": "kept"})]
     write_manifest(folder / "manifest.jsonl", records)

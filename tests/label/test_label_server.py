@@ -98,7 +98,7 @@ def test_save_reload_undo_round_trip(server: RunningServer, photo_dir: Path) -> 
     assert status == 200 and saved["revision"] == 1 and saved["can_undo"]
     assert saved["hand"]["context"] == {"seat_wind": "2z"}
     (record,) = read_manifest(photo_dir / "manifest.jsonl")
-    assert [t.code for t in record.tiles] == ["1m", "2m", "3m", "6p", "5p"] and record.reviewed
+    assert [t.code for t in record.tiles] == ["1m", "2m", "3m", "6p", "5p", "5p"] and record.reviewed
 
     status, stale = send_json(server, "PUT", "/api/images/0", {"revision": 0, "tiles": []})
     assert status == 409 and stale["stale"]
@@ -116,11 +116,11 @@ def test_unlabelled_image_without_models_proposes_nothing(server: RunningServer)
 
 def test_review_counts_unreviewed_and_contact_sheet(server: RunningServer) -> None:
     data = json.loads(request(server, "GET", "/api/review")[1])
-    assert data["counts"]["5p"] == 2 and data["counts"]["1m"] == 1 and data["counts"]["9s"] == 0
+    assert data["counts"]["5p"] == 3 and data["counts"]["1m"] == 1 and data["counts"]["9s"] == 0
     assert [row["index"] for row in data["unreviewed"]] == [0, 1, 2]
     assert data["disagreements"] == [] and data["has_classifier"] is False
     crops = json.loads(request(server, "GET", "/api/crops?code=5p")[1])
-    assert [(c["index"], c["tile"]) for c in crops] == [(0, 3), (0, 4)]
+    assert [(c["index"], c["tile"]) for c in crops] == [(0, 3), (0, 4), (0, 5)]
     status, jpeg = request(server, "GET", "/api/images/0/tiles/3/crop.jpg")
     assert status == 200 and jpeg[:2] == b"\xff\xd8"
     assert request(server, "GET", "/api/images/0/tiles/9/crop.jpg")[0] == 404

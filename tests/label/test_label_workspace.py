@@ -41,7 +41,7 @@ def test_save_changes_one_record_and_keeps_every_other_key(photo_dir: Path) -> N
     saved = read_manifest(photo_dir / "manifest.jsonl")
     assert [r.image for r in saved] == ["elsewhere/gone.jpg", "images/table0.jpg"]
     assert saved[0].to_json() == foreign.to_json()  # a record for a missing photo is kept verbatim
-    assert [t.code for t in saved[1].tiles] == ["7z", "2m", "3m", "5p", "5p"]
+    assert [t.code for t in saved[1].tiles] == ["7z", "2m", "3m", "5p", "5p", "5p"]
     assert saved[1].source == "import" and saved[1].extra == {"note": "kept"}
     assert saved[1].tiles[0].source_label == "up0"
     assert workspace.revision(0) == 1

@@ -556,11 +556,13 @@ async function nextUnreviewed() {
 
 // ------------------------------------------------------------------ mouse
 function hitTile(x, y) {
-  // Smallest tile under the point wins (a tile inside a bigger box stays reachable).
-  let best = -1, bestArea = Infinity;
+  // Of the tiles under the point, the one whose centre is nearest (relative to its size) wins,
+  // so overlapping neighbours are each reachable by clicking their middle.
+  let best = -1, bestDistance = Infinity;
   S.tiles.forEach((t, i) => {
     const [lx, ly] = toLocal(t, x, y);
-    if (Math.abs(lx) <= t.w / 2 && Math.abs(ly) <= t.h / 2 && t.w * t.h < bestArea) { best = i; bestArea = t.w * t.h; }
+    const distance = Math.hypot(lx / t.w, ly / t.h);
+    if (Math.abs(lx) <= t.w / 2 && Math.abs(ly) <= t.h / 2 && distance < bestDistance) { best = i; bestDistance = distance; }
   });
   return best;
 }
