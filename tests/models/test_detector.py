@@ -1,0 +1,119 @@
+"""The shipped detector (models/detector.onnx) on real images, and its decoding, without mocks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from scoring.errors import InputError
+from vision.evaluation.detection import load_table_photos, match_boxes
+from vision.models import MODELS_DIR
+from vision.models.detector import TileDetector, decode_maps, letterbox
+
+TABLE_PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "table-photos"
+needs_table_photos = pytest.mark.skipif(not (TABLE_PHOTOS / "images").is_dir(),
+                                        reason="shared table photos not available")
+
+
+@pytest.fixture(scope="module")
+def detector() -> TileDetector:
+    return TileDetector()
+
+
+@pytest.fixture(scope="module")
+def validation_photos():
+    return load_table_photos(TABLE_PHOTOS, split="val")
+
+
+def test_shipped_model_is_small_and_describes_itself(detector: TileDetector) -> None:
+    assert (MODELS_DIR / "detector.onnx").stat().st_size < 20 * 1024 * 1024
+    assert detector.input_size % 32 == 0
+    assert detector.stride == 4
+    assert 0.05 < detector.score_threshold < 0.95
+
+
+@needs_table_photos
+def test_finds_the_hand_tiles_of_held_out_real_photos(detector: TileDetector, validation_photos) -> None:
+    """Whole photo groups the model never saw: nearly every hand tile found, few extra boxes."""
+    tp = fp = fn = 0
+    for truth in validation_photos[::3]:
+        image = cv2.imread(str(truth.path))
+        detections = detector.detect(image)
+        boxes = np.array([d.box for d in detections]).reshape(-1, 4)
+        counts = match_boxes(boxes, [d.score for d in detections], truth.boxes)
+        tp, fp, fn = tp + counts[0], fp + counts[1], fn + counts[2]
+    assert tp / (tp + fn) >= 0.9
+    assert tp / (tp + fp) >= 0.9
+
+
+@needs_table_photos
+def test_boxes_are_in_the_pixels_of_the_given_image(detector: TileDetector, validation_photos) -> None:
+    """The same photo at 2x and at a 4:3 crop gives the same tiles, in that image's own pixels."""
+    truth = validation_photos[0]
+    image = cv2.imread(str(truth.path))
+    small = np.array([d.box for d in detector.detect(image)])
+    big = np.array([d.box for d in detector.detect(cv2.resize(image, None, fx=2, fy=2))])
+    tp, _, _ = match_boxes(big / 2, np.ones(len(big)), small, iou_threshold=0.7)
+    assert tp >= 0.9 * len(small) and len(small) >= 0.9 * len(truth.boxes)
+    for x1, y1, x2, y2 in big:
+        assert 0 <= x1 < x2 <= image.shape[1] * 2 and 0 <= y1 < y2 <= image.shape[0] * 2
+
+
+def test_plain_felt_has_no_tiles(detector: TileDetector) -> None:
+    rng = np.random.default_rng(0)
+    felt = np.full((960, 1280, 3), (60, 110, 40), np.uint8)
+    felt = np.clip(felt + rng.normal(0, 6, felt.shape), 0, 255).astype(np.uint8)
+    assert detector.detect(felt) == []
+
+
+def test_accepts_grey_and_bgra_images(detector: TileDetector) -> None:
+    grey = np.full((300, 400), 90, np.uint8)
+    bgra = np.full((300, 400, 4), 90, np.uint8)
+    assert detector.detect(grey) == [] and detector.detect(bgra) == []
+
+
+@pytest.mark.parametrize("bad", [np.zeros((0, 0, 3), np.uint8), np.zeros((10, 10, 3), np.float32),
+                                 np.zeros((10, 10, 2), np.uint8), "not an image"])
+def test_rejects_what_is_not_an_image(detector: TileDetector, bad) -> None:
+    with pytest.raises(InputError):
+        detector.detect(bad)
+
+
+def test_missing_or_corrupt_model_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="not found"):
+        TileDetector(tmp_path / "nope.onnx")
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not onnx")
+    with pytest.raises(InputError, match="cannot load"):
+        TileDetector(broken)
+
+
+def test_letterbox_keeps_aspect_and_pads_to_multiples_of_32() -> None:
+    image = np.zeros((960, 1280, 3), np.uint8)
+    network_image, box = letterbox(image, 512)
+    assert network_image.shape == (384, 512, 3)
+    assert box.scale == pytest.approx(0.4)
+    tall, _ = letterbox(np.zeros((1000, 333, 3), np.uint8), 512)
+    assert tall.shape[0] == 512 and tall.shape[1] % 32 == 0 and tall.shape[1] >= 333 * 512 / 1000
+
+
+def test_decoding_separates_touching_tiles_and_reads_their_boxes() -> None:
+    """Two tiles side by side (centres 6 cells apart) give two boxes; a weak bump gives none."""
+    maps = np.zeros((7, 32, 32), np.float32)
+    maps[3:5] = np.log(6.0)  # 24 px tiles at stride 4
+    for x in (10, 16):
+        maps[0, 12, x] = 0.9
+        maps[0, 12, x - 1] = maps[0, 12, x + 1] = 0.5
+    maps[1, 12, 10], maps[2, 12, 10] = 0.5, 0.25
+    maps[5, 12, 16] = 0.8  # the second tile lies sideways
+    maps[0, 25, 25] = 0.1
+    boxes, scores, sideways, face_down = decode_maps(maps, stride=4, score_threshold=0.3)
+    order = np.argsort(boxes[:, 0])
+    boxes, sideways = boxes[order], sideways[order]
+    assert len(boxes) == 2
+    np.testing.assert_allclose(boxes[0], [42 - 12, 49 - 12, 42 + 12, 49 + 12], atol=1e-4)
+    assert sideways[0] < 0.5 < sideways[1]
+    assert np.all(face_down < 0.5) and np.all(scores > 0.8)

@@ -1,0 +1,58 @@
+"""Detection metrics and the held-out table-photo split."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.evaluation.detection import (
+    DetectionMetrics,
+    box_iou,
+    match_boxes,
+    read_yolo_boxes,
+    table_photo_group,
+    table_photo_split,
+)
+
+
+def test_iou_of_identical_disjoint_and_half_overlapping_boxes() -> None:
+    a = np.array([[0, 0, 10, 10]])
+    b = np.array([[0, 0, 10, 10], [20, 20, 30, 30], [5, 0, 15, 10]])
+    np.testing.assert_allclose(box_iou(a, b), [[1.0, 0.0, 50 / 150]])
+
+
+def test_matching_counts_each_truth_box_once_best_score_first() -> None:
+    truth = np.array([[0, 0, 10, 10], [12, 0, 22, 10]])
+    pred = np.array([[0, 0, 10, 10], [1, 0, 11, 10], [12, 0, 22, 10], [50, 50, 60, 60]])
+    assert match_boxes(pred, [0.9, 0.8, 0.7, 0.6], truth) == (2, 2, 0)
+    assert match_boxes(np.zeros((0, 4)), [], truth) == (0, 0, 2)
+    assert match_boxes(pred[:1], [0.5], np.zeros((0, 4))) == (0, 1, 0)
+    # IoU below 0.5 is a miss: a box shifted by half a tile finds nothing.
+    assert match_boxes(np.array([[5, 0, 15, 10]]), [1.0], truth[:1]) == (0, 1, 1)
+
+
+def test_metrics_rates() -> None:
+    metrics = DetectionMetrics()
+    metrics.add("a.jpg", 18, 1, 0)
+    metrics.add("b.jpg", 16, 0, 1)
+    assert metrics.recall == pytest.approx(34 / 35)
+    assert metrics.precision == pytest.approx(34 / 35)
+    assert metrics.to_json()["worst_images"][0]["image"] in {"a.jpg", "b.jpg"}
+
+
+def test_near_duplicate_exports_share_a_group_and_a_split() -> None:
+    a = "420604730_1122558559103061_8091814458238141475_n_jpg.rf.a641ff3a2d24e2f3459fbef0b57f0e7f.jpg"
+    b = "420604730_1122558559103061_8091814458238141475_n_jpg.rf.0123456789abcdef0123456789abcdef.jpg"
+    assert table_photo_group(a) == table_photo_group(b) == "420604730_1122558559103061_8091814458238141475_n"
+    assert table_photo_split(a) == table_photo_split(b)
+    splits = {table_photo_split(f"{n}_photo_jpg.rf.x.jpg") for n in range(200)}
+    assert splits == {"train", "val"}
+
+
+def test_yolo_labels_become_pixel_boxes(tmp_path: Path) -> None:
+    label = tmp_path / "x.txt"
+    label.write_text("17 0.5 0.25 0.1 0.2\n\n3 0.1 0.1 0.2 0.2 extra\n")
+    boxes = read_yolo_boxes(label, width=640, height=480)
+    np.testing.assert_allclose(boxes, [[288, 72, 352, 168], [0, 0, 128, 96]], atol=1e-3)

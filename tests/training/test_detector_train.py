@@ -1,0 +1,115 @@
+"""Detector training: targets decode back to their boxes, and one real training step exports a model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from vision.models.detector import TileDetector, decode_maps  # noqa: E402
+from vision.training.detector import (  # noqa: E402
+    DetectorTrainConfig,
+    collate,
+    detector_loss,
+    train_detector,
+)
+from vision.training.detector_data import (  # noqa: E402
+    DetectorSample,
+    encode_targets,
+    random_view,
+)
+from vision.training.detector_model import STRIDE, TileDetectorNet  # noqa: E402
+
+TABLE_PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "table-photos"
+
+
+def _row_of_tiles() -> DetectorSample:
+    """A drawn row of 6 touching ivory tiles on green felt, the 3rd sideways, the 5th face-down."""
+    image = np.full((300, 400, 3), (40, 110, 30), np.uint8)
+    boxes, sideways, face_down = [], [], []
+    x = 40
+    for i in range(6):
+        w, h = (44, 32) if i == 2 else (32, 44)
+        y = 150 - h
+        colour = (30, 140, 200) if i == 4 else (225, 235, 240)
+        image[y:y + h, x:x + w] = colour
+        boxes.append((x, y, x + w, y + h))
+        sideways.append(int(i == 2))
+        face_down.append(int(i == 4))
+        x += w
+    return DetectorSample(image, np.array(boxes, np.float32), np.array(sideways, np.int8),
+                          np.array(face_down, np.int8))
+
+
+def test_targets_decode_back_to_the_boxes_and_flags() -> None:
+    """Encoding then decoding the ideal maps returns every box: touching tiles stay apart."""
+    sample = _row_of_tiles()
+    size = 400
+    targets = encode_targets(sample, size)
+    cells = size // STRIDE
+    maps = np.zeros((7, cells, cells), np.float32)
+    maps[0] = targets.heat
+    for k, flat in enumerate(targets.index):
+        iy, ix = divmod(int(flat), cells)
+        maps[1:5, iy, ix] = targets.regression[k]
+        maps[5, iy, ix] = targets.sideways[k]
+        maps[6, iy, ix] = targets.face_down[k]
+    boxes, scores, sideways, face_down = decode_maps(maps, STRIDE, score_threshold=0.5)
+    order = np.argsort(boxes[:, 0])
+    np.testing.assert_allclose(boxes[order], sample.boxes, atol=1e-3)
+    assert list(sideways[order] > 0.5) == [bool(v) for v in sample.sideways]
+    assert list(face_down[order] > 0.5) == [bool(v) for v in sample.face_down]
+
+
+def test_random_views_keep_boxes_on_their_tiles() -> None:
+    """After scaling, turning, flipping and cropping, each kept box still covers an ivory or blue tile."""
+    sample = _row_of_tiles()
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        view = random_view(sample, rng, size=256, base=320)
+        assert view.image.shape == (256, 256, 3)
+        for x1, y1, x2, y2 in view.boxes.astype(int):
+            assert 0 <= x1 < x2 <= 256 and 0 <= y1 < y2 <= 256
+            centre = view.image[(y1 + y2) // 2, (x1 + x2) // 2].astype(int)
+            assert np.abs(centre - (40, 110, 30)).sum() > 60, "box centre landed on the felt"
+
+
+def test_loss_falls_when_training_on_one_image() -> None:
+    torch.manual_seed(0)
+    torch.set_num_threads(1)
+    sample = _row_of_tiles()
+    model = TileDetectorNet()
+    optimizer = torch.optim.Adam(model.parameters(), lr=2e-3)
+    image = np.zeros((256, 256, 3), np.uint8)
+    image[:, :] = sample.image[22:278, 40:296]
+    shifted = DetectorSample(image, sample.boxes - np.array([40, 22, 40, 22], np.float32),
+                             sample.sideways, sample.face_down)
+    shifted.boxes = np.clip(shifted.boxes, 0, 256)
+    targets = encode_targets(shifted, 256)
+    batch = collate([targets], [image])
+    losses = []
+    for _ in range(15):
+        loss, _ = detector_loss(model.raw_maps(batch["image"]), batch)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(float(loss.detach()))
+    assert losses[-1] < 0.6 * losses[0]
+
+
+@pytest.mark.skipif(not (TABLE_PHOTOS / "images").is_dir(), reason="shared table photos not available")
+def test_one_training_step_exports_a_model_the_runtime_loads(tmp_path: Path) -> None:
+    output = tmp_path / "detector.onnx"
+    config = DetectorTrainConfig(data_root=TABLE_PHOTOS, output=output, steps=1, batch_size=2,
+                                 crop_size=256, synth_scenes=0, eval_every=0, max_train_images=2)
+    result = train_detector(config, log=lambda _line: None)
+    assert output.is_file() and result.max_abs_diff_onnx < 1e-3
+    report = json.loads(output.with_suffix(".train.json").read_text())
+    assert report["score_threshold"] == result.score_threshold
+    detector = TileDetector(output)
+    assert detector.score_threshold == pytest.approx(result.score_threshold)
+    assert isinstance(detector.detect(np.zeros((120, 160, 3), np.uint8)), list)

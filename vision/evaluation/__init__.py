@@ -1,0 +1,1 @@
+"""Evaluation metrics, one module per model family (``detection``, ...); used by ``scripts/evaluate.py``."""

@@ -1,0 +1,245 @@
+"""Training data for the tile detector: real table photos, synthetic scenes, augmentation, targets.
+
+Real table photos (``../shared/data/table-photos``) box only the tiles of the player's hand; the
+discards in the middle of the table are unboxed, so on those photos a discard is background. The
+detector therefore learns "a tile of the hand laid out for the photo", which is also what the
+layout stage wants. Synthetic scenes add what the photos lack (sideways and face-down tiles); their
+distractor tiles (discards, wall, racks) are marked *ignore* so the two sources never disagree.
+
+Unknown flags are -1: the real photos say nothing about sideways tiles, so that loss is masked there.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.evaluation.detection import TruthImage, load_table_photos
+from vision.training.detector_model import STRIDE
+
+#: Grey used to pad letterboxed images (runtime and training use the same value).
+PAD_VALUE = 114
+
+
+@dataclass
+class DetectorSample:
+    """One training image with its boxes (pixels) and per-box flags (1, 0, or -1 = unknown)."""
+
+    image: np.ndarray
+    boxes: np.ndarray  # (n, 4) float32 x1 y1 x2 y2
+    sideways: np.ndarray  # (n,) int8
+    face_down: np.ndarray  # (n,) int8
+    ignore: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))  # (m, 4)
+    source: str = ""
+
+
+def samples_from_truth(images: list[TruthImage]) -> list[DetectorSample]:
+    """Decode real table photos into samples; their boxes are faces, sideways is unknown."""
+    samples = []
+    for truth in images:
+        image = cv2.imread(str(truth.path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise OSError(f"cannot read {truth.path}")
+        n = len(truth.boxes)
+        samples.append(DetectorSample(
+            image=image, boxes=truth.boxes.astype(np.float32),
+            sideways=np.full(n, -1, np.int8), face_down=np.zeros(n, np.int8), source=truth.path.name,
+        ))
+    return samples
+
+
+def load_real_samples(root: Path, split: str) -> list[DetectorSample]:
+    """Real table photos of one split (``train`` / ``val``), see ``table_photo_split``."""
+    return samples_from_truth(load_table_photos(root, split=split))
+
+
+def synthetic_samples(count: int, seed: int) -> Iterator[DetectorSample]:
+    """Render ``count`` synthetic scenes with ``vision.synth.render_scene`` (deterministic for a seed)."""
+    from vision.synth import render_scene  # the renderer is optional until it lands
+
+    rng = np.random.default_rng(seed)
+    for index in range(count):
+        image, record = render_scene(rng)
+        boxes, sideways, face_down, ignore = [], [], [], []
+        for tile in record.tiles:
+            box = [float(v) for v in tile.box]
+            if tile.role == "distractor":
+                ignore.append(box)
+                continue
+            boxes.append(box)
+            sideways.append(1 if tile.rotated else 0)
+            face_down.append(1 if tile.face_down else 0)
+        yield DetectorSample(
+            image=image,
+            boxes=np.asarray(boxes, np.float32).reshape(-1, 4),
+            sideways=np.asarray(sideways, np.int8),
+            face_down=np.asarray(face_down, np.int8),
+            ignore=np.asarray(ignore, np.float32).reshape(-1, 4),
+            source=f"synth-{seed}-{index}",
+        )
+
+
+# ----------------------------------------------------------------------------- augmentation
+
+
+def _rot90_boxes(boxes: np.ndarray, k: int, width: int, height: int) -> np.ndarray:
+    """Boxes after ``np.rot90(image, k)`` (counter-clockwise quarter turns) of a width x height image."""
+    out = boxes.copy()
+    for _ in range(k % 4):
+        x1, y1, x2, y2 = out[:, 0].copy(), out[:, 1].copy(), out[:, 2].copy(), out[:, 3].copy()
+        out = np.stack([y1, width - x2, y2, width - x1], axis=1)
+        width, height = height, width
+    return out
+
+
+def _photometric(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Colour, light, blur, noise and JPEG changes: phones, lamps and felts differ a lot."""
+    img = image
+    if rng.random() < 0.8:
+        hsv = cv2.cvtColor(img, cv2.COLOR_BGR2HSV).astype(np.float32)
+        hsv[..., 0] = (hsv[..., 0] + rng.uniform(-12, 12)) % 180
+        hsv[..., 1] *= rng.uniform(0.6, 1.4)
+        hsv[..., 2] *= rng.uniform(0.65, 1.35)
+        img = cv2.cvtColor(np.clip(hsv, 0, 255).astype(np.uint8), cv2.COLOR_HSV2BGR)
+    if rng.random() < 0.5:
+        alpha = rng.uniform(0.7, 1.3)
+        beta = rng.uniform(-25, 25)
+        img = cv2.convertScaleAbs(img, alpha=alpha, beta=beta)
+    if rng.random() < 0.05:
+        img = cv2.cvtColor(cv2.cvtColor(img, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    if rng.random() < 0.25:
+        sigma = rng.uniform(0.4, 1.6)
+        img = cv2.GaussianBlur(img, (0, 0), sigma)
+    if rng.random() < 0.25:
+        noise = rng.normal(0, rng.uniform(2, 9), img.shape).astype(np.float32)
+        img = np.clip(img.astype(np.float32) + noise, 0, 255).astype(np.uint8)
+    if rng.random() < 0.3:
+        ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(35, 90))])
+        if ok:
+            img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+    return img
+
+
+def random_view(sample: DetectorSample, rng: np.random.Generator, size: int, base: int) -> DetectorSample:
+    """A random training view ``size`` x ``size`` of ``sample``.
+
+    The image is first scaled as the runtime would (longest side -> ``base``), then jittered in
+    scale (x0.6..1.5) and aspect (the real photos were stretched to squares), turned by a quarter
+    turn now and then (any camera rotation must work), flipped, and cropped around the tiles.
+    Boxes cut by the crop keep a target only if at least 60% of them is visible; the rest become
+    ignore regions so the loss never punishes a half-visible tile either way.
+    """
+    image, boxes, ignore = sample.image, sample.boxes.copy(), sample.ignore.copy()
+    sideways, face_down = sample.sideways.copy(), sample.face_down.copy()
+    height, width = image.shape[:2]
+    k = int(rng.integers(1, 4)) if rng.random() < 0.3 else 0
+    if k:
+        image = np.ascontiguousarray(np.rot90(image, k))
+        boxes = _rot90_boxes(boxes, k, width, height)
+        ignore = _rot90_boxes(ignore, k, width, height)
+        height, width = image.shape[:2]
+    scale = base / max(height, width) * math.exp(rng.uniform(math.log(0.6), math.log(1.5)))
+    aspect = math.exp(rng.uniform(-0.25, 0.25))
+    sx, sy = scale * aspect, scale / aspect
+    new_w, new_h = max(8, round(width * sx)), max(8, round(height * sy))
+    interp = cv2.INTER_AREA if sx < 1 else cv2.INTER_LINEAR
+    image = cv2.resize(image, (new_w, new_h), interpolation=interp)
+    factors = np.array([new_w / width, new_h / height] * 2, np.float32)
+    boxes = boxes * factors
+    ignore = ignore * factors
+    # Crop window: usually around a random tile, sometimes anywhere (backgrounds teach precision).
+    if len(boxes) and rng.random() < 0.8:
+        i = int(rng.integers(len(boxes)))
+        cx, cy = (boxes[i, 0] + boxes[i, 2]) / 2, (boxes[i, 1] + boxes[i, 3]) / 2
+        x0 = int(cx - rng.uniform(0.1, 0.9) * size)
+        y0 = int(cy - rng.uniform(0.1, 0.9) * size)
+    else:
+        x0 = int(rng.integers(min(0, new_w - size), max(0, new_w - size) + 1))
+        y0 = int(rng.integers(min(0, new_h - size), max(0, new_h - size) + 1))
+    canvas = np.full((size, size, 3), PAD_VALUE, np.uint8)
+    if rng.random() < 0.5:
+        canvas[:] = rng.integers(0, 256, 3, dtype=np.uint8)
+    sx0, sy0 = max(0, x0), max(0, y0)
+    sx1, sy1 = min(new_w, x0 + size), min(new_h, y0 + size)
+    if sx1 > sx0 and sy1 > sy0:
+        canvas[sy0 - y0:sy1 - y0, sx0 - x0:sx1 - x0] = image[sy0:sy1, sx0:sx1]
+    offset = np.array([x0, y0, x0, y0], np.float32)
+    boxes = boxes - offset
+    ignore = ignore - offset
+    clipped = np.clip(boxes, 0, size)
+    area = np.maximum(0, boxes[:, 2] - boxes[:, 0]) * np.maximum(0, boxes[:, 3] - boxes[:, 1])
+    visible = np.maximum(0, clipped[:, 2] - clipped[:, 0]) * np.maximum(0, clipped[:, 3] - clipped[:, 1])
+    frac = visible / np.maximum(area, 1e-6)
+    keep = frac >= 0.6
+    partial = (frac > 0) & ~keep
+    ignore = np.concatenate([ignore, clipped[partial]], axis=0)
+    boxes, sideways, face_down = clipped[keep], sideways[keep], face_down[keep]
+    if rng.random() < 0.5:
+        canvas = np.ascontiguousarray(canvas[:, ::-1])
+        boxes = np.stack([size - boxes[:, 2], boxes[:, 1], size - boxes[:, 0], boxes[:, 3]], axis=1)
+        ignore = np.stack([size - ignore[:, 2], ignore[:, 1], size - ignore[:, 0], ignore[:, 3]], axis=1)
+    canvas = _photometric(canvas, rng)
+    return DetectorSample(canvas, boxes.astype(np.float32).reshape(-1, 4), sideways, face_down,
+                          ignore.astype(np.float32).reshape(-1, 4), sample.source)
+
+
+# ----------------------------------------------------------------------------- targets
+
+
+@dataclass
+class DetectorTargets:
+    """Dense training targets for one image at stride :data:`STRIDE` (see ``detector_model``)."""
+
+    heat: np.ndarray  # (H, W) float32 Gaussian peaks, 1 at tile centres
+    heat_weight: np.ndarray  # (H, W) float32, 0 inside ignore regions
+    index: np.ndarray  # (K,) int64 flat cell index of each tile centre
+    regression: np.ndarray  # (K, 4) off_x, off_y, log_w, log_h
+    sideways: np.ndarray  # (K,) float32 in {0, 1, -1 = unknown}
+    face_down: np.ndarray  # (K,) float32
+
+
+def encode_targets(sample: DetectorSample, size: int) -> DetectorTargets:
+    """Gaussian centre heatmap (sigma 0.15 x tile size: touching tiles stay separate) + per-centre values."""
+    cells = size // STRIDE
+    heat = np.zeros((cells, cells), np.float32)
+    weight = np.ones((cells, cells), np.float32)
+    for x1, y1, x2, y2 in sample.ignore:
+        gx1, gy1 = max(0, int(x1 / STRIDE)), max(0, int(y1 / STRIDE))
+        gx2, gy2 = min(cells, int(math.ceil(x2 / STRIDE))), min(cells, int(math.ceil(y2 / STRIDE)))
+        weight[gy1:gy2, gx1:gx2] = 0.0
+    ys, xs = np.mgrid[0:cells, 0:cells].astype(np.float32)
+    index, regression, sideways, face_down = [], [], [], []
+    for (x1, y1, x2, y2), side, down in zip(sample.boxes, sample.sideways, sample.face_down, strict=True):
+        w, h = (x2 - x1) / STRIDE, (y2 - y1) / STRIDE
+        if w < 1.0 or h < 1.0:
+            continue
+        cx, cy = (x1 + x2) / 2 / STRIDE, (y1 + y2) / 2 / STRIDE
+        ix, iy = min(cells - 1, int(cx)), min(cells - 1, int(cy))
+        sx, sy = max(0.6, 0.15 * w), max(0.6, 0.15 * h)
+        r = int(3 * max(sx, sy)) + 1
+        ya, yb, xa, xb = max(0, iy - r), min(cells, iy + r + 1), max(0, ix - r), min(cells, ix + r + 1)
+        dx2 = (xs[ya:yb, xa:xb] - ix) ** 2 / (2 * sx * sx)
+        g = np.exp(-(dx2 + (ys[ya:yb, xa:xb] - iy) ** 2 / (2 * sy * sy)))
+        heat[ya:yb, xa:xb] = np.maximum(heat[ya:yb, xa:xb], g)
+        weight[iy, ix] = 1.0
+        index.append(iy * cells + ix)
+        regression.append((cx - ix, cy - iy, math.log(w), math.log(h)))
+        sideways.append(float(side))
+        face_down.append(float(down))
+    return DetectorTargets(
+        heat=heat, heat_weight=weight,
+        index=np.asarray(index, np.int64),
+        regression=np.asarray(regression, np.float32).reshape(-1, 4),
+        sideways=np.asarray(sideways, np.float32),
+        face_down=np.asarray(face_down, np.float32),
+    )
+
+
+def to_tensor_image(image_bgr: np.ndarray) -> np.ndarray:
+    """BGR uint8 (H,W,3) -> RGB float32 (3,H,W) in [0,1], the network's input layout."""
+    return np.ascontiguousarray(image_bgr[..., ::-1].transpose(2, 0, 1), dtype=np.float32) / 255.0

@@ -1,0 +1,114 @@
+"""The tile detector network: a small anchor-free (CenterNet-style) detector, our own code.
+
+Why this shape: tiles are small, similar-sized objects packed edge to edge in rows, so one heatmap
+peak per tile centre at stride 4 separates touching neighbours without anchors or NMS tuning, and
+the box, sideways and face-down flags are read from the maps at the peak.
+
+Output: one tensor ``maps`` of shape (N, 7, H/4, W/4), channels in :data:`MAP_CHANNELS`:
+``heat`` (sigmoid, tile-centre probability), ``off_x, off_y`` (sub-cell centre offset, cells),
+``log_w, log_h`` (box size as log of cells), ``sideways`` and ``face_down`` (sigmoid).
+The runtime (``vision.models.detector``) decodes these with numpy only.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+from torch.nn import functional as F  # noqa: N812 - the usual torch alias
+
+#: Channel order of the ``maps`` output; the runtime decoder relies on it.
+MAP_CHANNELS: tuple[str, ...] = ("heat", "off_x", "off_y", "log_w", "log_h", "sideways", "face_down")
+STRIDE = 4
+
+
+def _conv_bn(c_in: int, c_out: int, kernel: int = 3, stride: int = 1, groups: int = 1) -> nn.Sequential:
+    return nn.Sequential(
+        nn.Conv2d(c_in, c_out, kernel, stride, kernel // 2, groups=groups, bias=False),
+        nn.BatchNorm2d(c_out),
+        nn.ReLU(inplace=True),
+    )
+
+
+class InvertedResidual(nn.Module):
+    """MobileNetV2 block: 1x1 expand, 3x3 depthwise, 1x1 project; residual when shapes match."""
+
+    def __init__(self, c_in: int, c_out: int, stride: int = 1, expand: int = 3) -> None:
+        super().__init__()
+        hidden = c_in * expand
+        self.use_residual = stride == 1 and c_in == c_out
+        self.body = nn.Sequential(
+            _conv_bn(c_in, hidden, kernel=1),
+            _conv_bn(hidden, hidden, kernel=3, stride=stride, groups=hidden),
+            nn.Conv2d(hidden, c_out, 1, bias=False),
+            nn.BatchNorm2d(c_out),
+        )
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        out = self.body(x)
+        return x + out if self.use_residual else out
+
+
+def _stage(c_in: int, c_out: int, blocks: int, expand: int) -> nn.Sequential:
+    layers: list[nn.Module] = [InvertedResidual(c_in, c_out, stride=2, expand=expand)]
+    layers += [InvertedResidual(c_out, c_out, stride=1, expand=expand) for _ in range(blocks - 1)]
+    return nn.Sequential(*layers)
+
+
+class TileDetectorNet(nn.Module):
+    """Backbone at strides 4..32, a light top-down pyramid back to stride 4, and one shared head.
+
+    The stride-32 stage sees several tiles at once, which is what the sideways flag needs (a tile
+    is sideways relative to its row, not in absolute terms).
+    """
+
+    def __init__(self, width: int = 32) -> None:
+        super().__init__()
+        c2, c3, c4, c5 = 24, 40, 64, 112
+        # Full-resolution layers dominate the cost: reach stride 4 with one conv and a depthwise pair.
+        self.stem = nn.Sequential(_conv_bn(3, 16, stride=2), _conv_bn(16, 16, kernel=3, stride=2, groups=16),
+                                  _conv_bn(16, c2, kernel=1))
+        self.stage2 = InvertedResidual(c2, c2, stride=1, expand=2)  # stride 4
+        self.stage3 = _stage(c2, c3, blocks=2, expand=3)  # stride 8
+        self.stage4 = _stage(c3, c4, blocks=3, expand=4)  # stride 16
+        self.stage5 = _stage(c4, c5, blocks=2, expand=4)  # stride 32
+        self.lateral5 = _conv_bn(c5, width, kernel=1)
+        self.lateral4 = _conv_bn(c4, width, kernel=1)
+        self.lateral3 = _conv_bn(c3, width, kernel=1)
+        self.lateral2 = _conv_bn(c2, width, kernel=1)
+        self.smooth4 = _conv_bn(width, width, kernel=3, groups=width)
+        self.smooth3 = _conv_bn(width, width, kernel=3, groups=width)
+        self.smooth2 = nn.Sequential(_conv_bn(width, width, kernel=3, groups=width),
+                                     _conv_bn(width, width, kernel=1))
+        self.head = nn.Sequential(
+            _conv_bn(width, width, kernel=3, groups=width),
+            _conv_bn(width, width * 2, kernel=1),
+            nn.Conv2d(width * 2, len(MAP_CHANNELS), 1),
+        )
+        # Start the heatmap near the background prior (CenterNet): stable focal loss at step 0.
+        last = self.head[-1]
+        assert isinstance(last, nn.Conv2d)
+        with torch.no_grad():
+            last.bias.zero_()
+            last.bias[0] = -2.19
+            last.bias[5] = -2.19
+            last.bias[6] = -2.19
+
+    def raw_maps(self, x: torch.Tensor) -> torch.Tensor:
+        """Logits for heat/sideways/face_down, raw values for offsets and sizes (training uses these)."""
+        s2 = self.stage2(self.stem((x - 0.5) * 4.0))
+        s3 = self.stage3(s2)
+        s4 = self.stage4(s3)
+        s5 = self.stage5(s4)
+        p = self.lateral5(s5)
+        p = self.smooth4(self.lateral4(s4) + F.interpolate(p, size=s4.shape[-2:], mode="nearest"))
+        p = self.smooth3(self.lateral3(s3) + F.interpolate(p, size=s3.shape[-2:], mode="nearest"))
+        p = self.smooth2(self.lateral2(s2) + F.interpolate(p, size=s2.shape[-2:], mode="nearest"))
+        return self.head(p)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """The exported graph: ``x`` is (N,3,H,W) RGB float in [0,1]; probabilities where it matters."""
+        raw = self.raw_maps(x)
+        heat = torch.sigmoid(raw[:, 0:1])
+        rest = raw[:, 1:5]
+        flags = torch.sigmoid(raw[:, 5:7])
+        return torch.cat([heat, rest, flags], dim=1)
