@@ -1,0 +1,144 @@
+"""Rendered scenes: deterministic, and every label true to what was drawn."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import cv2
+import numpy as np
+import pytest
+
+from scoring import hand_from_json, score_hand
+from scoring.tiles import VISION_CODES
+from vision.dataset.crops import VALIDATION_SETS
+from vision.dataset.manifest import ROLES, ManifestRecord, record_problems
+from vision.synth import SceneConfig, render_scene
+
+SMALL = SceneConfig(width=480, height=360)
+SEEDS = range(6)
+
+
+@pytest.fixture(scope="module")
+def scenes() -> list[tuple[np.ndarray, ManifestRecord]]:
+    return [render_scene(np.random.default_rng(seed), SMALL) for seed in SEEDS]
+
+
+def _hand_tile_count(hand: dict) -> int:
+    return len(hand["concealed"]) + len(hand["flowers"]) + sum(len(m["tiles"]) for m in hand["melds"])
+
+
+def test_same_seed_gives_the_same_scene() -> None:
+    first_image, first_record = render_scene(np.random.default_rng(11), SMALL)
+    second_image, second_record = render_scene(np.random.default_rng(11), SMALL)
+    assert np.array_equal(first_image, second_image)
+    assert first_record.to_json() == second_record.to_json()
+    third_image, _ = render_scene(np.random.default_rng(12), SMALL)
+    assert not np.array_equal(first_image, third_image)
+
+
+def test_labels_are_inside_the_image_and_use_legal_codes(scenes) -> None:
+    for image, record in scenes:
+        assert image.shape == (SMALL.height, SMALL.width, 3)
+        assert (record.width, record.height) == (SMALL.width, SMALL.height)
+        assert record_problems(record) == []
+        for tile in record.tiles:
+            assert tile.code in VISION_CODES
+            assert tile.role in ROLES
+            assert tile.quad is not None and len(tile.quad) == 4
+
+
+def test_hand_json_is_a_legal_winning_hand_and_every_hand_tile_is_labelled(scenes) -> None:
+    for _, record in scenes:
+        hand = record.hand
+        assert score_hand(hand_from_json(hand)).valid
+        hand_labels = [t for t in record.tiles if t.role != "distractor"]
+        assert len(hand_labels) == _hand_tile_count(hand)
+        faces = Counter(t.extra.get("face", t.code) for t in hand_labels)
+        meld_tiles = [code for meld in hand["melds"] for code in meld["tiles"]]
+        expected = Counter(hand["concealed"] + hand["flowers"] + meld_tiles)
+        assert faces == expected
+        winners = [t for t in hand_labels if t.role == "winning"]
+        assert len(winners) == 1 and winners[0].code == hand["winning_tile"] and winners[0].rotated
+        assert all(t.group is not None for t in hand_labels)
+
+
+def test_concealed_kongs_are_face_down_and_flowers_are_their_own_group(scenes) -> None:
+    for _, record in scenes:
+        labels = [t for t in record.tiles if t.role != "distractor"]
+        for tile in labels:
+            assert (tile.role == "concealed_kong") == (tile.face_down and tile.group is not None
+                                                       and tile.role != "distractor")
+        kongs = [m for m in record.hand["melds"] if m["kind"] == "kong" and m["concealed"]]
+        assert sum(1 for t in labels if t.role == "concealed_kong") == 4 * len(kongs)
+        flower_groups = {t.group for t in labels if t.role == "flower"}
+        assert len(flower_groups) <= 1
+        assert all(t.code == "back" for t in labels if t.face_down)
+
+
+def _quad_mean(image: np.ndarray, quad, shrink: float = 0.5) -> np.ndarray:
+    points = np.array(quad, np.float32)
+    centre = points.mean(axis=0)
+    inner = centre + (points - centre) * shrink
+    mask = np.zeros(image.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, np.round(inner).astype(np.int32), 1)
+    return np.array(cv2.mean(image, mask=mask)[:3])
+
+
+def _centre(tile) -> np.ndarray:
+    return np.array(tile.quad).mean(axis=0)
+
+
+def _turn(a, b) -> float:
+    return abs((a.extra["angle"] - b.extra["angle"] + 180) % 360 - 180)
+
+
+def _nearest(tile, others):
+    return min((o for o in others if o is not tile), key=lambda o: np.linalg.norm(_centre(o) - _centre(tile)))
+
+
+def test_face_down_and_sideways_flags_match_the_pixels() -> None:
+    """Face-down tiles show the set's back colour; a sideways tile lies across its upright neighbours."""
+    config = SceneConfig(width=640, height=480, photometric=False, distractors=False,
+                         occluder_probability=0.0)
+    checked_back = checked_rotated = 0
+    for seed in range(40):
+        image, record = render_scene(np.random.default_rng(seed), config)
+        back = np.array(record.extra["tile_back_bgr"], float)
+        upright = [t for t in record.tiles if not t.rotated and not t.face_down]
+        for tile in record.tiles:
+            if tile.face_down and tile.extra["visible"] > 0.9:
+                mean = _quad_mean(image, tile.quad)
+                hue_distance = np.linalg.norm(mean / max(mean.sum(), 1) - back / max(back.sum(), 1))
+                assert hue_distance < 0.08, (seed, mean, back)
+                checked_back += 1
+            if tile.rotated:
+                assert 45 < _turn(tile, _nearest(tile, upright)) < 135, seed
+                checked_rotated += 1
+            elif tile.role == "concealed":
+                row = [t for t in upright if t.role == "concealed"]
+                assert _turn(tile, _nearest(tile, row)) < 25, seed
+        if checked_back >= 4 and checked_rotated >= 6:
+            break
+    assert checked_back >= 4 and checked_rotated >= 6
+
+
+def test_render_a_given_hand() -> None:
+    hand = {"concealed": ["1m", "2m", "3m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"],
+            "melds": [{"kind": "pung", "tiles": ["5z", "5z", "5z"], "concealed": False},
+                      {"kind": "kong", "tiles": ["9p", "9p", "9p", "9p"], "concealed": True}],
+            "flowers": ["1f", "6f"], "winning_tile": "3m",
+            "context": {"self_drawn": True, "seat_wind": "1z", "round_wind": "1z", "dealer": True}}
+    _, record = render_scene(np.random.default_rng(3), SMALL, hand=hand)
+    assert record.hand == hand
+    labels = [t for t in record.tiles if t.role != "distractor"]
+    assert Counter(t.code for t in labels) == Counter(
+        {"1m": 1, "2m": 1, "3m": 1, "4p": 3, "6s": 1, "7s": 1, "8s": 1, "2z": 2, "5z": 3, "back": 4,
+         "1f": 1, "6f": 1})
+    assert [t.code for t in labels if t.role == "winning"] == ["3m"]
+
+
+def test_validation_scenes_use_only_held_out_real_sets() -> None:
+    _, record = render_scene(np.random.default_rng(0), SceneConfig(width=320, height=240, split="val"))
+    assert record.split == "val"
+    if record.set_id.startswith("crop:"):
+        assert record.set_id.removeprefix("crop:") in VALIDATION_SETS

@@ -1,0 +1,212 @@
+"""Tile face textures in many styles, loaded or drawn once and cached.
+
+A *style* is one look of a whole set: the face image for each of the 42 codes, the ivory of the
+face side and the colour of the back. Sources, so the models do not learn one artist:
+
+- ``crop:<set_id>``: the real photos of ``crops-labelled``, one style per physical set (from
+  :mod:`vision.dataset.crops`); validation sets are only used when asked for (``split="val"``).
+- ``art:uni`` / ``art:unib``: the public-domain Unicode art (all 42 faces).
+- ``art:fluffy``: FluffyStuff's riichi glyphs on an ivory body (no flowers: those come from
+  the procedural drawer in that style's inks).
+- ``proc:<n>``: procedurally drawn sets (:mod:`vision.synth.procedural`): drawn dots and bamboo,
+  font or art glyphs in random inks, optional corner indices, flowers with their numbers.
+
+Faces are stored at :data:`FACE_SIZE` (width, height) BGR uint8; the renderer warps them.
+Missing codes in a real set fall back to another set of the same split, then to art.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scoring.tiles import FACE_CODES, HONOUR_CODES
+from vision.dataset.paths import shared_data_dir
+
+FACE_SIZE = (96, 128)  # width, height of a face texture
+BACK_COLOURS_BGR: tuple[tuple[int, int, int], ...] = (
+    (60, 140, 40),  # green
+    (170, 40, 170),  # magenta / purple
+    (150, 90, 20),  # blue
+    (40, 150, 220),  # yellow-orange
+    (40, 40, 190),  # red
+    (190, 140, 40),  # light blue
+    (50, 110, 60),  # dark green
+    (120, 60, 130),  # plum
+)
+
+_UNI_NAMES = {"E": "1z", "S": "2z", "W": "3z", "N": "4z", "P": "5z", "F": "6z", "C": "7z",
+              **{f"f{i}": f"{i}f" for i in range(1, 5)}, **{f"s{i}": f"{i + 4}f" for i in range(1, 5)}}
+_FLUFFY_HONOURS = {"Ton": "1z", "Nan": "2z", "Shaa": "3z", "Pei": "4z", "Haku": "5z", "Hatsu": "6z",
+                   "Chun": "7z"}
+_FLUFFY_SUITS = {"Man": "m", "Pin": "p", "Sou": "s"}
+
+
+@dataclass
+class FaceStyle:
+    """One look of a tile set."""
+
+    name: str
+    split: str
+    faces: dict[str, list[np.ndarray]] = field(default_factory=dict)
+    ivory_bgr: tuple[int, int, int] = (215, 235, 240)
+
+    def has(self, code: str) -> bool:
+        return bool(self.faces.get(code))
+
+
+def _resize_face(image: np.ndarray) -> np.ndarray:
+    return cv2.resize(image, FACE_SIZE, interpolation=cv2.INTER_AREA)
+
+
+def _flatten_alpha(image: np.ndarray, background_bgr: tuple[int, int, int]) -> np.ndarray:
+    if image.ndim == 2:
+        return cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
+    if image.shape[2] == 3:
+        return image
+    alpha = image[:, :, 3:4].astype(np.float32) / 255.0
+    background = np.empty_like(image[:, :, :3], dtype=np.float32)
+    background[:] = background_bgr
+    return (image[:, :, :3] * alpha + background * (1.0 - alpha)).astype(np.uint8)
+
+
+def _ivory_of(face: np.ndarray) -> tuple[int, int, int]:
+    """The body colour of a face: the median of its border pixels."""
+    border = np.concatenate([face[:6].reshape(-1, 3), face[-6:].reshape(-1, 3),
+                             face[:, :5].reshape(-1, 3), face[:, -5:].reshape(-1, 3)])
+    return tuple(int(v) for v in np.median(border, axis=0))  # type: ignore[return-value]
+
+
+@functools.lru_cache(maxsize=1)
+def load_crop_styles() -> tuple[FaceStyle, ...]:
+    """One style per physical set of the real labelled crops (empty if the shared data is absent)."""
+    try:
+        from vision.dataset.crops import load_labelled_crops
+
+        crops = load_labelled_crops()
+    except Exception:  # noqa: BLE001 - no shared data: render from art and procedural sets only
+        return ()
+    styles: dict[str, FaceStyle] = {}
+    for crop in crops:
+        image = cv2.imread(str(crop.path), cv2.IMREAD_COLOR)
+        if image is None or crop.code == "back":
+            continue
+        style = styles.setdefault(crop.set_id, FaceStyle(f"crop:{crop.set_id}", crop.split))
+        style.faces.setdefault(crop.code, []).append(_resize_face(image))
+    for style in styles.values():
+        samples = [faces[0] for faces in style.faces.values()]
+        style.ivory_bgr = tuple(int(v) for v in np.median([_ivory_of(f) for f in samples], axis=0))
+    return tuple(styles.values())
+
+
+@functools.lru_cache(maxsize=1)
+def load_art_styles() -> tuple[FaceStyle, ...]:
+    """The two Unicode art styles and the FluffyStuff glyph style (empty if the shared data is absent)."""
+    art = shared_data_dir() / "art"
+    styles: list[FaceStyle] = []
+    for name in ("uni", "unib"):
+        folder = art / "unicode-set" / "png" / name
+        if not folder.is_dir():
+            continue
+        style = FaceStyle(f"art:{name}", "train")
+        for path in sorted(folder.glob("*.png")):
+            code = _UNI_NAMES.get(path.stem, path.stem)
+            if code not in FACE_CODES:
+                continue
+            image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+            if image is None:
+                continue
+            h, w = image.shape[:2]
+            inner = image[int(h * 0.035): h - int(h * 0.035), int(w * 0.04): w - int(w * 0.04)]
+            style.faces[code] = [_resize_face(_flatten_alpha(inner, (238, 248, 251)))]
+        if style.faces:
+            style.ivory_bgr = _ivory_of(style.faces["1m"][0]) if "1m" in style.faces else style.ivory_bgr
+            styles.append(style)
+    fluffy = art / "fluffystuff" / "png" / "Regular"
+    if fluffy.is_dir():
+        style = FaceStyle("art:fluffy", "train", ivory_bgr=(225, 240, 245))
+        for path in sorted(fluffy.glob("*.png")):
+            code = _fluffy_code(path.stem)
+            if code is None:
+                continue
+            image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+            if image is None:
+                continue
+            style.faces[code] = [_glyph_on_body(image, style.ivory_bgr)]
+        if style.faces:
+            styles.append(style)
+    return tuple(styles)
+
+
+def _fluffy_code(stem: str) -> str | None:
+    if stem in _FLUFFY_HONOURS:
+        return _FLUFFY_HONOURS[stem]
+    for prefix, suit in _FLUFFY_SUITS.items():
+        if stem.startswith(prefix) and stem[len(prefix):].isdigit():
+            return f"{stem[len(prefix):]}{suit}"
+    return None
+
+
+def _glyph_on_body(image: np.ndarray, ivory_bgr: tuple[int, int, int]) -> np.ndarray:
+    """A transparent glyph centred on a plain ivory face with a margin."""
+    w, h = FACE_SIZE
+    face = np.empty((h, w, 3), np.uint8)
+    face[:] = ivory_bgr
+    gw, gh = int(w * 0.84), int(h * 0.86)
+    glyph = cv2.resize(image, (gw, gh), interpolation=cv2.INTER_AREA)
+    if glyph.ndim == 3 and glyph.shape[2] == 4:
+        alpha = glyph[:, :, 3:4].astype(np.float32) / 255.0
+        x0, y0 = (w - gw) // 2, (h - gh) // 2
+        region = face[y0:y0 + gh, x0:x0 + gw].astype(np.float32)
+        face[y0:y0 + gh, x0:x0 + gw] = (glyph[:, :, :3] * alpha + region * (1 - alpha)).astype(np.uint8)
+    return face
+
+
+@functools.lru_cache(maxsize=4)
+def face_styles(split: str = "train", procedural: int = 12, seed: int = 1234) -> tuple[FaceStyle, ...]:
+    """All styles usable for ``split``: real crop sets of that split, the art sets, procedural sets.
+
+    ``split="val"`` gives only the held-out real sets (for validation scenes); art and procedural
+    sets are training material. The procedural sets are drawn from a fixed ``seed``, so a scene's
+    look depends only on the scene seed.
+    """
+    from vision.synth.procedural import procedural_style
+
+    crops = tuple(s for s in load_crop_styles() if s.split == split)
+    if split != "train":
+        return crops
+    styles = list(crops) + list(load_art_styles())
+    rng = np.random.default_rng(seed)
+    styles.extend(procedural_style(rng, f"proc:{i}") for i in range(procedural))
+    return tuple(styles)
+
+
+def fill_missing(style: FaceStyle, code: str, pool: tuple[FaceStyle, ...],
+                 rng: np.random.Generator) -> np.ndarray:
+    """A face for ``code`` in ``style``, else from another style of the pool that has it."""
+    faces = style.faces.get(code)
+    if not faces:
+        donors = [s for s in pool if s.has(code)]
+        if not donors:
+            raise LookupError(f"no face texture for {code}")
+        faces = donors[int(rng.integers(0, len(donors)))].faces[code]
+    return faces[int(rng.integers(0, len(faces)))]
+
+
+def style_covers(style: FaceStyle) -> float:
+    """Fraction of the 42 faces a style has (a crop set may lack a few)."""
+    return sum(style.has(code) for code in FACE_CODES) / len(FACE_CODES)
+
+
+def is_honour_face(code: str) -> bool:
+    return code in HONOUR_CODES
+
+
+def load_art_manifest(path: Path) -> list[dict]:
+    """The art manifest lines (kept for provenance in the data card)."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
