@@ -230,6 +230,12 @@ class FrameGrabber:
         self._thread.start()
         return self
 
+    @property
+    def started_at(self) -> float:
+        """``time.monotonic()`` when capture began (a file played in real time shows frame i at
+        ``started_at + i / fps``)."""
+        return self._started_at
+
     def stop(self) -> None:
         self._stop.set()
         with self._condition:
@@ -309,7 +315,7 @@ class FrameGrabber:
     def _run(self) -> None:
         index = 0
         realtime_file = self.source.is_file and self.pace is Pace.LIVE
-        playback_start = time.monotonic()
+        playback_start = self._started_at
         try:
             while not self._stop.is_set():
                 capture = self._capture

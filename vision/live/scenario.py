@@ -14,6 +14,7 @@ import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -37,6 +38,8 @@ class TableScene:
     order: tuple[int, ...]
     hand: dict
     codes: tuple[str, ...] = ()
+    #: Each tile's whole visible body (0/255 masks); None = the face outline is the whole tile.
+    bodies: tuple[np.ndarray, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.full.shape != self.empty.shape:
@@ -46,14 +49,17 @@ class TableScene:
 
 
 def tile_masks(scene: TableScene, grow: int = 2) -> list[np.ndarray]:
-    """A soft 0..1 mask per tile: its outline grown by ``grow`` pixels (the edge and contact shadow)."""
+    """A soft 0..1 mask per tile: its body, or its outline grown by ``grow`` pixels (edge and shadow)."""
     height, width = scene.full.shape[:2]
     masks = []
     kernel = np.ones((2 * grow + 1, 2 * grow + 1), np.uint8)
-    for quad in scene.quads:
-        mask = np.zeros((height, width), np.uint8)
-        cv2.fillConvexPoly(mask, np.round(np.asarray(quad)).astype(np.int32), 255)
-        mask = cv2.dilate(mask, kernel)
+    for index, quad in enumerate(scene.quads):
+        if scene.bodies is not None:
+            mask = scene.bodies[index]
+        else:
+            mask = np.zeros((height, width), np.uint8)
+            cv2.fillConvexPoly(mask, np.round(np.asarray(quad)).astype(np.int32), 255)
+            mask = cv2.dilate(mask, kernel)
         masks.append(cv2.GaussianBlur(mask, (0, 0), 1.0).astype(np.float32) / 255.0)
     return masks
 
@@ -172,7 +178,7 @@ def script_frames(scene: TableScene, script: Script) -> tuple[Iterator[np.ndarra
     xs = [float(np.mean(np.asarray(quad)[:, 0])) for quad in scene.quads]
     ys = [float(np.mean(np.asarray(quad)[:, 1])) for quad in scene.quads]
     tile_height = float(np.median([np.ptp(np.asarray(quad)[:, 1]) for quad in scene.quads]))
-    palm = 2.5 * tile_height
+    palm = max(2.5 * tile_height, 0.2 * min(width, height))
     times = ScriptTimes(
         fps=script.fps,
         first_tile=first_tile,
@@ -225,3 +231,131 @@ def write_video(path: Path, frames: Iterator[np.ndarray], fps: float) -> int:
         if writer is not None:
             writer.release()
     return written
+
+
+# ----------------------------------------------------------------------------------- from a render
+
+
+def hand_region(shape: tuple[int, ...], quads: Sequence[np.ndarray], reach: float) -> np.ndarray:
+    """A 0/255 mask of everything within ``reach`` pixels of any tile face (bodies and shadows)."""
+    mask = np.zeros(shape[:2], np.uint8)
+    for quad in quads:
+        cv2.fillConvexPoly(mask, np.round(np.asarray(quad)).astype(np.int32), 255)
+    size = max(3, int(2 * reach) | 1)
+    return cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)))
+
+
+def empty_table(image: np.ndarray, region: np.ndarray, seed: int = 0) -> np.ndarray:
+    """The picture with the tiles taken away: the masked region filled from the table around it.
+
+    Inpainting runs at quarter size (the felt is smooth at that scale) and the fine grain of the
+    cloth is put back as noise with the table's own strength, so the fill does not look like a
+    flat patch to a detector.
+    """
+    small = cv2.resize(image, (image.shape[1] // 4, image.shape[0] // 4), interpolation=cv2.INTER_AREA)
+    small_mask = cv2.resize(region, (small.shape[1], small.shape[0]), interpolation=cv2.INTER_NEAREST)
+    small_mask = cv2.dilate(small_mask, np.ones((3, 3), np.uint8))
+    filled = cv2.inpaint(small, small_mask, 5, cv2.INPAINT_TELEA)
+    smooth = cv2.resize(filled, (image.shape[1], image.shape[0]), interpolation=cv2.INTER_CUBIC)
+    smooth = cv2.GaussianBlur(smooth, (0, 0), 3.0)
+    outside = region == 0
+    grain = (image.astype(np.float32) - cv2.GaussianBlur(image, (0, 0), 3.0).astype(np.float32))[outside]
+    strength = float(grain.std()) if grain.size else 0.0
+    rng = np.random.default_rng(seed)
+    noise = rng.normal(0.0, strength, image.shape[:2]).astype(np.float32)[..., None]
+    alpha = cv2.GaussianBlur(region, (0, 0), 2.0).astype(np.float32)[..., None] / 255.0
+    fill = smooth.astype(np.float32) + noise
+    out = image.astype(np.float32) * (1.0 - alpha) + fill * alpha
+    return np.clip(out, 0, 255).astype(np.uint8)
+
+
+def tile_bodies(
+    image: np.ndarray, empty: np.ndarray, quads: Sequence[np.ndarray], region: np.ndarray
+) -> list[np.ndarray]:
+    """Each tile's visible body (face, sides, shadow) as a polygon-free mask, for :class:`TableScene`.
+
+    Pixels of the hand region that differ from the empty table belong to the nearest tile face.
+    """
+    difference = cv2.absdiff(image, empty).max(axis=2)
+    foreground = ((difference > 18) & (region > 0)).astype(np.uint8)
+    foreground = cv2.morphologyEx(foreground, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
+    distances = []
+    for quad in quads:
+        outside = np.full(image.shape[:2], 255, np.uint8)
+        cv2.fillConvexPoly(outside, np.round(np.asarray(quad)).astype(np.int32), 0)
+        distances.append(cv2.distanceTransform(outside, cv2.DIST_L2, 3))
+    nearest = np.argmin(np.stack(distances), axis=0)
+    faces = np.zeros(image.shape[:2], np.uint8)
+    for quad in quads:
+        cv2.fillConvexPoly(faces, np.round(np.asarray(quad)).astype(np.int32), 1)
+    owned = np.maximum(foreground, faces)
+    return [((nearest == index) & (owned > 0)).astype(np.uint8) * 255 for index in range(len(quads))]
+
+
+#: The order a player lays a hand out: the standing row, exposed sets, concealed kongs, flowers, and
+#: the winning tile last.
+_ROLE_ORDER = {"concealed": 0, "meld": 1, "concealed_kong": 2, "flower": 3, "winning": 4}
+
+
+def scene_from_render(image: np.ndarray, record: Any) -> TableScene:
+    """A :class:`TableScene` from a rendered picture and its manifest record (tiles with quads)."""
+    tiles = [tile for tile in record.tiles if tile.role in _ROLE_ORDER]
+    if not tiles:
+        raise InputError("the rendered scene has no hand tiles")
+    quads = tuple(
+        np.asarray(tile.quad if tile.quad is not None else _box_quad(tile.box), float) for tile in tiles
+    )
+    size = float(np.median([max(np.ptp(quad[:, 0]), np.ptp(quad[:, 1])) for quad in quads]))
+    region = hand_region(image.shape, quads, 0.8 * size)
+    empty = empty_table(image, region)
+    bodies = tuple(tile_bodies(image, empty, quads, region))
+    order = tuple(
+        sorted(range(len(tiles)), key=lambda i: (_ROLE_ORDER[tiles[i].role], float(np.mean(quads[i][:, 0]))))
+    )
+    return TableScene(
+        full=image,
+        empty=empty,
+        quads=quads,
+        order=order,
+        hand=dict(record.hand or {}),
+        codes=tuple(tile.code for tile in tiles),
+        bodies=bodies,
+    )
+
+
+def _box_quad(box: Sequence[float]) -> list[list[float]]:
+    x1, y1, x2, y2 = box
+    return [[x1, y1], [x2, y1], [x2, y2], [x1, y2]]
+
+
+def camera_like_config(width: int, height: int) -> Any:
+    """Scene settings for a webcam over the table: steady, fairly high, clean picture, no clutter."""
+    from vision.synth.scene import SceneConfig
+
+    return SceneConfig(
+        width=width,
+        height=height,
+        split="val",
+        elevation_degrees=(55.0, 90.0),
+        azimuth_jitter_degrees=5.0,
+        any_azimuth_probability=0.0,
+        roll_degrees=3.0,
+        distractors=False,
+        occluder_probability=0.0,
+        lens_k1=(0.0, 0.0),
+        noise_sigma=(0.0, 2.0),
+        defocus_sigma=(0.0, 0.3),
+        motion_blur_probability=0.0,
+        jpeg_quality=(90, 95),
+        hand_fill=(0.75, 0.9),
+    )
+
+
+def render_table_scene(
+    seed: int, width: int = 1280, height: int = 720, hand: dict | None = None
+) -> TableScene:
+    """Render a laid-out winning hand (random unless ``hand`` is given) as a camera would see it."""
+    from vision.synth.scene import render_scene
+
+    image, record = render_scene(np.random.default_rng(seed), camera_like_config(width, height), hand=hand)
+    return scene_from_render(image, record)

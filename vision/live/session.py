@@ -63,6 +63,8 @@ class SessionSummary:
     processing_seconds: float = 0.0
     failed: bool = False
     events: list[dict[str, Any]] = field(default_factory=list)
+    #: ``time.monotonic()`` at which each event was decided (for latency measurements).
+    event_clock: list[float] = field(default_factory=list)
 
     @property
     def rules_label(self) -> str:
@@ -318,6 +320,7 @@ class LiveSession:
             if update.event is not None:
                 document = event_document(update, self.summary.source)
                 self._events.append(document)
+                self.summary.event_clock.append(time.monotonic())
                 if update.event is LiveEvent.HAND:
                     self.summary.hands_announced += 1
 
