@@ -109,6 +109,9 @@ class LabelWorkspace:
 
     # ----------------------------------------------------------------- loading / saving
     def _load(self) -> None:
+        # A write killed half-way leaves its temp file (the manifest itself is intact): clear it.
+        for stale in self.manifest_path.parent.glob(f".{self.manifest_path.name}.*.tmp"):
+            stale.unlink(missing_ok=True)
         if not self.manifest_path.exists():
             return
         for record in read_manifest(self.manifest_path):
