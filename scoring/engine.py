@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from scoring.hand import Hand
+from scoring.params import resolve_params
 from scoring.patterns import DETECTORS
 from scoring.payments import build_payments, build_side_payments
 from scoring.readings import HandFacts, Reading, enumerate_readings, flower_reading
@@ -62,8 +63,8 @@ def score_hand(hand: Hand, rules: str | RuleSet = "taiwan",
 
     plan = _plan(ruleset, options)
     hand_fired = []
-    for row, function in plan.hand_rows:
-        hits = function(facts, row.params)
+    for row, function, params in plan.hand_rows:
+        hits = function(facts, params)
         if hits:
             hand_fired.append((row, hits))
     best: tuple[int, list, Reading] | None = None
@@ -78,7 +79,7 @@ def score_hand(hand: Hand, rules: str | RuleSet = "taiwan",
         return report
 
     total, fired, reading = best
-    items = _items(fired)
+    items = _items(fired, ruleset.row_order)
     if table.limit is not None and total > table.limit:
         items.append(ScoreItem("limit", f"Table limit {table.limit}", "", table.limit - total, []))
         warnings.append(f"total {total} capped at the table limit of {table.limit}")
@@ -102,8 +103,8 @@ def score_hand(hand: Hand, rules: str | RuleSet = "taiwan",
 class _Plan:
     """A rule set under one set of option values, ready to apply (cached: building it is slow)."""
 
-    hand_rows: list[tuple[PatternRow, Callable]]
-    reading_rows: list[tuple[PatternRow, Callable]]
+    hand_rows: list[tuple[PatternRow, Callable, dict]]
+    reading_rows: list[tuple[PatternRow, Callable, dict]]
     chicken: PatternRow | None
     closure: dict[str, frozenset[str]]
     keep_last_on_exclusive: bool
@@ -126,7 +127,8 @@ def _plan(ruleset: RuleSet, options: dict) -> _Plan:
             chicken = row
             continue
         detector = DETECTORS[row.detector]
-        (hand_rows if detector.scope == "hand" else reading_rows).append((row, detector.function))
+        params = resolve_params(row.params, options)
+        (hand_rows if detector.scope == "hand" else reading_rows).append((row, detector.function, params))
     plan = _Plan(hand_rows, reading_rows, chicken, ruleset.supersession_closure(options),
                  bool(options.get("flower_win_takes_base", False)))
     if len(_PLANS) > 256:
@@ -141,8 +143,8 @@ Fired = list[tuple[PatternRow, list[tuple[str, ...]]]]
 def _score_reading(reading: Reading, facts: HandFacts, plan: _Plan, hand_fired: Fired) -> tuple[int, Fired]:
     """The rows this reading earns after supersession, exclusivity and the chicken post-pass."""
     fired = list(hand_fired)
-    for row, function in plan.reading_rows:
-        hits = function(reading, facts, row.params)
+    for row, function, params in plan.reading_rows:
+        hits = function(reading, facts, params)
         if hits:
             fired.append((row, hits))
     if reading.shape == "flowers":
@@ -173,9 +175,9 @@ def _score_reading(reading: Reading, facts: HandFacts, plan: _Plan, hand_fired: 
     return points * (2 ** doubles), fired
 
 
-def _items(fired: Fired) -> list[ScoreItem]:
+def _items(fired: Fired, row_order: dict[str, int]) -> list[ScoreItem]:
     """Report items in rule-file order (base points last, doubles after the points they double)."""
-    order = sorted(fired, key=lambda pair: (pair[0].double, pair[0].last))
+    order = sorted(fired, key=lambda pair: (pair[0].double, pair[0].last, row_order[pair[0].id]))
     items = []
     points = 0
     for row, hits in order:

@@ -140,6 +140,12 @@ def wind_pung(r: Reading, f: HandFacts, p: dict) -> Hits:
 
 
 @reading_level
+def honour_pung(r: Reading, f: HandFacts, p: dict) -> Hits:
+    """1.3 mahjongtime Pung/Kong of Honors: any wind or dragon pung, 1 each."""
+    return [g.tiles for g in r.pungs if g.suit == "z"] or None
+
+
+@reading_level
 def dragon_pung(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.3 Pung/kong of a dragon 三元牌, each."""
     return [g.tiles for g in _dragon_pungs(r)] or None
@@ -287,12 +293,15 @@ def concealed_self_drawn(f: HandFacts, p: dict) -> Hits:
 @hand_level
 def fully_exposed(f: HandFacts, p: dict) -> Hits:
     """1.5 All sets exposed 全求人 / Exposed hand / Full Beggar's Hand: every set claimed, one tile
-    waited on for the pair. ``params.win``: ``any``, ``discard`` or ``self_drawn``."""
+    waited on for the pair. ``params.win``: ``any``, ``discard`` or ``self_drawn``;
+    ``params.self_drawn_counts`` false drops self-drawn wins (mahjongtime A-S1-4 option)."""
     hand = f.hand
     if len(hand.concealed) != 2 or not hand.melds or any(m.concealed for m in hand.melds):
         return None
     win = p.get("win", "any")
     if (win == "discard" and f.self_drawn) or (win == "self_drawn" and not f.self_drawn):
+        return None
+    if f.self_drawn and p.get("self_drawn_counts", True) is False:
         return None
     return [hand.concealed]
 
@@ -367,10 +376,15 @@ def dealt_ready(f: HandFacts, p: dict) -> Hits:
     return ONCE if f.context.dealt_ready else None
 
 
-@hand_level
-def ting(f: HandFacts, p: dict) -> Hits:
-    """1.5 Declared ready / Ting 聽牌 (only where the table plays it)."""
-    return ONCE if f.context.ting and f.options.get("ting_in_play", True) else None
+@reading_level
+def ting(r: Reading, f: HandFacts, p: dict) -> Hits:
+    """1.5 Declared ready / Ting 聽牌 (only where the table plays it). ``params.not_in_special``:
+    no Calling in Nico Nico or Orphan hands (seed 000)."""
+    if not f.context.ting or not f.options.get("ting_in_play", True):
+        return None
+    if p.get("not_in_special") and r.shape != "standard":
+        return None
+    return ONCE
 
 
 @hand_level

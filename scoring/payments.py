@@ -10,6 +10,7 @@ hand's own. Seats are wind codes; when the winner's seat is not known the lines 
 from __future__ import annotations
 
 from scoring.hand import WinContext
+from scoring.params import resolve_params
 from scoring.patterns import DETECTORS
 from scoring.readings import HandFacts, Reading
 from scoring.report import Payment, SidePayment
@@ -98,8 +99,9 @@ def build_side_payments(ruleset: RuleSet, facts: HandFacts, reading: Reading, co
         if row.unless is not None and options.get(row.unless):
             continue
         detector = DETECTORS[row.detector]
-        hits = (detector.function(facts, row.params) if detector.scope == "hand"
-                else detector.function(reading, facts, row.params))
+        params = resolve_params(row.params, options)
+        hits = (detector.function(facts, params) if detector.scope == "hand"
+                else detector.function(reading, facts, params))
         if not hits:
             continue
         tiles = [t for hit in hits for t in hit]

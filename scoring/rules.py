@@ -33,7 +33,7 @@ from scoring.errors import InputError
 from scoring.patterns import DETECTORS
 
 RULESETS_DIR = Path(__file__).parent / "rulesets"
-RULESET_IDS = ("taiwan",)
+RULESET_IDS = ("taiwan", "lrc", "dxb", "mahjongtime", "allmj", "classic")
 #: Detectors the engine applies itself, after the pattern rows (not in :mod:`scoring.patterns`).
 POST_DETECTORS = ("chicken_hand",)
 SHAPE_DETECTORS = {"seven_pairs_pung": "seven_pairs_pung", "thirteen_orphans": "thirteen_orphans",
@@ -116,6 +116,7 @@ class RuleSet:
     _closures: dict = field(default_factory=dict, hash=False, compare=False, repr=False)
     special_shapes: tuple[str, ...] = field(default=(), init=False, compare=False)
     has_flower_wins: bool = field(default=False, init=False, compare=False)
+    row_order: dict = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @property
     def sets_needed(self) -> int:
@@ -126,6 +127,7 @@ class RuleSet:
         shapes = tuple(shape for shape, det in SHAPE_DETECTORS.items() if det in used)
         object.__setattr__(self, "special_shapes", shapes)
         object.__setattr__(self, "has_flower_wins", bool(used & {"seven_flowers", "eight_flowers"}))
+        object.__setattr__(self, "row_order", {row.id: n for n, row in enumerate(self.patterns)})
 
     def _conditional_options(self) -> tuple[str, ...]:
         found = self._closures.get("_conditional")
