@@ -1,0 +1,173 @@
+"""The tile classifier at run time: one crop per detected tile -> top-k tile codes with probabilities.
+
+The model (``models/classifier.onnx``, trained by ``scripts/train_classifier.py``) reads a small
+upright colour crop and outputs logits over the 43 codes of ``models/classifier.labels.json``
+(the 42 faces and ``back``). The label file also carries the temperature fitted on held-out
+crops; dividing the logits by it makes the softmax probabilities calibrated, so the decoder can
+multiply them across tiles.
+
+Cropping: a detection with a ``quad`` is warped so the face is upright (corner 0 top-left); a box
+is cut with a small margin, and a sideways tile (``rotated`` or clearly wider than tall) is turned
+a quarter. The model is trained to read tiles upside down too, so the direction of that quarter
+turn does not matter. The same :func:`preprocess_crops` feeds training and run time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scoring.errors import InputError
+from scoring.tiles import VISION_CODES
+from vision.models import create_session, models_dir, resolve_model_path
+from vision.types import Detection, TileReading
+
+DEFAULT_MODEL_NAME = "classifier.onnx"
+#: Model input size (height, width): tiles are about 3:4.
+INPUT_HEIGHT = 64
+INPUT_WIDTH = 48
+#: Per-channel normalisation applied after scaling RGB to [0, 1].
+PIXEL_MEAN = 0.5
+PIXEL_STD = 0.25
+#: Margin added around a box before cropping, as a fraction of its size (boxes are often tight).
+BOX_MARGIN = 0.04
+#: A tile whose box is this much wider than tall is treated as lying sideways.
+SIDEWAYS_ASPECT = 1.15
+BATCH_SIZE = 64
+
+
+def labels_path_for(model_path: Path) -> Path:
+    """``models/classifier.onnx`` -> ``models/classifier.labels.json``."""
+    return model_path.with_suffix("").with_suffix(".labels.json")
+
+
+def preprocess_crops(crops_bgr: Sequence[np.ndarray]) -> np.ndarray:
+    """BGR crops of any size -> float32 NCHW batch the model takes (RGB, normalised)."""
+    batch = np.empty((len(crops_bgr), 3, INPUT_HEIGHT, INPUT_WIDTH), dtype=np.float32)
+    for index, crop in enumerate(crops_bgr):
+        if crop.ndim == 2:
+            crop = cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR)
+        elif crop.shape[2] == 4:
+            crop = cv2.cvtColor(crop, cv2.COLOR_BGRA2BGR)
+        small = cv2.resize(crop, (INPUT_WIDTH, INPUT_HEIGHT), interpolation=_interpolation(crop))
+        rgb = small[:, :, ::-1].astype(np.float32) / 255.0
+        batch[index] = ((rgb - PIXEL_MEAN) / PIXEL_STD).transpose(2, 0, 1)
+    return batch
+
+
+def _interpolation(crop: np.ndarray) -> int:
+    shrinking = crop.shape[0] > INPUT_HEIGHT or crop.shape[1] > INPUT_WIDTH
+    return cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR
+
+
+def crop_detection(image_bgr: np.ndarray, detection: Detection) -> np.ndarray:
+    """The tile face of ``detection`` cut from the image, upright as far as the detection says."""
+    if detection.quad is not None and len(detection.quad) == 4:
+        return _warp_quad(image_bgr, np.asarray(detection.quad, dtype=np.float32))
+    height, width = image_bgr.shape[:2]
+    x1, y1, x2, y2 = detection.box
+    margin_x, margin_y = (x2 - x1) * BOX_MARGIN, (y2 - y1) * BOX_MARGIN
+    left, top = max(0, int(np.floor(x1 - margin_x))), max(0, int(np.floor(y1 - margin_y)))
+    right, bottom = min(width, int(np.ceil(x2 + margin_x))), min(height, int(np.ceil(y2 + margin_y)))
+    if right - left < 2 or bottom - top < 2:
+        raise InputError(f"detection box {detection.box} lies outside the {width}x{height} image")
+    crop = image_bgr[top:bottom, left:right]
+    if detection.rotated or crop.shape[1] > crop.shape[0] * SIDEWAYS_ASPECT:
+        crop = cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE)
+    return crop
+
+
+def _warp_quad(image_bgr: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """Perspective-warp a tile outline (corner 0 = top-left of the face, clockwise) to upright."""
+    top = np.linalg.norm(quad[1] - quad[0])
+    side = np.linalg.norm(quad[3] - quad[0])
+    out_w = max(8, int(round(top)))
+    out_h = max(8, int(round(side)))
+    target = np.array([[0, 0], [out_w - 1, 0], [out_w - 1, out_h - 1], [0, out_h - 1]], dtype=np.float32)
+    matrix = cv2.getPerspectiveTransform(quad, target)
+    crop = cv2.warpPerspective(image_bgr, matrix, (out_w, out_h), flags=cv2.INTER_LINEAR,
+                               borderMode=cv2.BORDER_REPLICATE)
+    if out_w > out_h * SIDEWAYS_ASPECT:
+        crop = cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE)
+    return crop
+
+
+class TileClassifier:
+    """Reads tile crops with the shipped ONNX model; probabilities are temperature-calibrated."""
+
+    def __init__(self, model_path: Path | None = None, threads: int | None = None) -> None:
+        self.model_path = resolve_model_path(model_path, DEFAULT_MODEL_NAME)
+        self.labels, self.temperature = _read_labels(labels_path_for(self.model_path))
+        self._session = create_session(self.model_path, threads)
+        self._input_name = self._session.get_inputs()[0].name
+        outputs = self._session.get_outputs()[0].shape
+        if outputs[-1] != len(self.labels):
+            raise InputError(f"{self.model_path} outputs {outputs[-1]} classes but its label list has "
+                             f"{len(self.labels)}")
+
+    @classmethod
+    def default(cls) -> TileClassifier:
+        """The shipped model (``$TAICAM_MODELS/classifier.onnx``)."""
+        return cls(models_dir() / DEFAULT_MODEL_NAME)
+
+    def logits(self, crops_bgr: Sequence[np.ndarray]) -> np.ndarray:
+        """Raw (uncalibrated) logits, shape (n, classes)."""
+        if not crops_bgr:
+            return np.zeros((0, len(self.labels)), dtype=np.float32)
+        parts = []
+        for start in range(0, len(crops_bgr), BATCH_SIZE):
+            batch = preprocess_crops(crops_bgr[start:start + BATCH_SIZE])
+            parts.append(self._session.run(None, {self._input_name: batch})[0])
+        return np.concatenate(parts, axis=0)
+
+    def probabilities(self, crops_bgr: Sequence[np.ndarray]) -> np.ndarray:
+        """Calibrated class probabilities, shape (n, classes), columns in ``self.labels`` order."""
+        return softmax(self.logits(crops_bgr) / self.temperature)
+
+    def classify_crops(self, crops: list[np.ndarray], top_k: int = 5) -> list[tuple[tuple[str, float], ...]]:
+        """Top-k ``(code, probability)`` per crop, best first."""
+        for index, crop in enumerate(crops):
+            if not isinstance(crop, np.ndarray) or crop.ndim not in (2, 3) or min(crop.shape[:2]) < 2:
+                raise InputError(f"crop {index} is not an image (got shape {getattr(crop, 'shape', None)})")
+        return [self._top_k(row, top_k) for row in self.probabilities(crops)]
+
+    def classify(
+        self, image_bgr: np.ndarray, detections: list[Detection], top_k: int = 5
+    ) -> list[TileReading]:
+        """One reading per detection, in the same order."""
+        crops = [crop_detection(image_bgr, detection) for detection in detections]
+        ranked = self.classify_crops(crops, top_k)
+        pairs = zip(detections, ranked, strict=True)
+        return [TileReading(detection, candidates) for detection, candidates in pairs]
+
+    def _top_k(self, row: np.ndarray, top_k: int) -> tuple[tuple[str, float], ...]:
+        order = np.argsort(-row)[: max(1, top_k)]
+        return tuple((self.labels[i], float(row[i])) for i in order)
+
+
+def softmax(logits: np.ndarray) -> np.ndarray:
+    """Row-wise softmax, numerically stable."""
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    exp = np.exp(shifted)
+    return exp / exp.sum(axis=1, keepdims=True)
+
+
+def _read_labels(path: Path) -> tuple[list[str], float]:
+    """The label list (codes in output order) and the calibration temperature."""
+    try:
+        obj = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"classifier label list not found: {path}") from None
+    except (OSError, json.JSONDecodeError) as error:
+        raise InputError(f"cannot read classifier label list {path}: {error}") from None
+    labels = obj.get("labels") if isinstance(obj, dict) else obj
+    if not isinstance(labels, list) or not labels or any(code not in VISION_CODES for code in labels):
+        raise InputError(f"{path}: 'labels' must be a list of tile codes")
+    temperature = float(obj.get("temperature", 1.0)) if isinstance(obj, dict) else 1.0
+    if not temperature > 0:
+        raise InputError(f"{path}: temperature must be positive")
+    return labels, temperature

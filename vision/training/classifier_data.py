@@ -1,0 +1,278 @@
+"""Training data for the tile classifier: where the crops come from and how they are augmented.
+
+Sources (all read from ``../shared/data`` or the project's own manifests, never copied):
+
+- real single-tile crops, training sets only (``vision.dataset.crops``);
+- tile art: FluffyStuff (CC0; faces drawn on its blank ``Front``, and the only ``Back``) and the
+  Unicode set (public domain; all 42 faces, the only flower/season art);
+- real table-photo crops labelled by us (``datasets/real-labels/table-photos.jsonl``), train part;
+- procedurally drawn tile backs (plain coloured bodies, as on Taiwanese automatic tables), because
+  the shared data holds a single piece of back art.
+
+Augmentation imitates what a detector crop of a phone photo looks like: perspective and crop
+jitter, a quarter of the time upside down, stretched aspect (the table photos are squashed to
+640x640), tiny resolution then upscaling, blur, colour casts, grey photos, noise and JPEG.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from scoring.tiles import VISION_CODES
+from vision.dataset.crops import load_labelled_crops
+from vision.dataset.manifest import read_manifest
+from vision.dataset.paths import REPO_ROOT, shared_data_dir
+from vision.models.classifier import INPUT_HEIGHT, INPUT_WIDTH, crop_detection, preprocess_crops
+from vision.training.classifier_labels import resolve_image
+from vision.types import Detection
+
+#: Source images are kept in memory at this size (height, width), twice the model input.
+STORE_HEIGHT, STORE_WIDTH = 2 * INPUT_HEIGHT, 2 * INPUT_WIDTH
+CLASS_INDEX = {code: index for index, code in enumerate(VISION_CODES)}
+REAL_LABELS_MANIFEST = REPO_ROOT / "datasets" / "real-labels" / "table-photos.jsonl"
+
+_FLUFFY_NAMES = {
+    **{f"Man{r}": f"{r}m" for r in range(1, 10)}, **{f"Pin{r}": f"{r}p" for r in range(1, 10)},
+    **{f"Sou{r}": f"{r}s" for r in range(1, 10)}, "Man5-Dora": "5m", "Pin5-Dora": "5p", "Sou5-Dora": "5s",
+    "Ton": "1z", "Nan": "2z", "Shaa": "3z", "Pei": "4z", "Haku": "5z", "Hatsu": "6z", "Chun": "7z",
+}
+_UNICODE_NAMES = {
+    **{f"{r}{s}": f"{r}{s}" for r in range(1, 10) for s in "mps"},
+    "E": "1z", "S": "2z", "W": "3z", "N": "4z", "P": "5z", "F": "6z", "C": "7z",
+    **{f"f{n}": f"{n}f" for n in range(1, 5)}, **{f"s{n}": f"{n + 4}f" for n in range(1, 5)},
+}
+
+
+@dataclass
+class Sample:
+    """One stored source crop (BGR, STORE size) and its class."""
+
+    image: np.ndarray
+    label: int
+    source: str
+
+
+def load_sources(
+    include_table_photos: bool = True,
+    data_dir: Path | None = None,
+    real_labels: Path = REAL_LABELS_MANIFEST,
+    exclude_sets: frozenset[str] = frozenset(),
+) -> list[Sample]:
+    """Every training source crop, resized to the store size (crops of ``exclude_sets`` left out)."""
+    data_dir = data_dir or shared_data_dir()
+    samples = [Sample(_store(cv2.imread(str(crop.path))), CLASS_INDEX[crop.code], "real-crop")
+               for crop in load_labelled_crops("train", data_dir) if crop.set_id not in exclude_sets]
+    samples += art_samples(data_dir / "art")
+    if include_table_photos and real_labels.is_file():
+        samples += table_photo_samples(real_labels, "train")
+    return samples
+
+
+def art_samples(art_dir: Path) -> list[Sample]:
+    """FluffyStuff faces composited on its blank tile, its back, and the Unicode renders."""
+    samples: list[Sample] = []
+    for style in ("Regular", "Black"):
+        folder = art_dir / "fluffystuff" / "png" / style
+        front = cv2.imread(str(folder / "Front.png"), cv2.IMREAD_UNCHANGED)
+        for name, code in _FLUFFY_NAMES.items():
+            face = cv2.imread(str(folder / f"{name}.png"), cv2.IMREAD_UNCHANGED)
+            if face is None or front is None:
+                continue
+            samples.append(Sample(_store(_flatten(_over(face, front))), CLASS_INDEX[code], "art-fluffy"))
+        back = cv2.imread(str(folder / "Back.png"), cv2.IMREAD_UNCHANGED)
+        if back is not None:
+            samples.append(Sample(_store(_flatten(back)), CLASS_INDEX["back"], "art-fluffy"))
+    for style in ("uni", "unib"):
+        folder = art_dir / "unicode-set" / "png" / style
+        for name, code in _UNICODE_NAMES.items():
+            image = cv2.imread(str(folder / f"{name}.png"), cv2.IMREAD_UNCHANGED)
+            if image is not None:
+                samples.append(Sample(_store(_flatten(image)), CLASS_INDEX[code], "art-unicode"))
+    return samples
+
+
+def table_photo_samples(manifest: Path, split: str) -> list[Sample]:
+    """Our labelled table-photo tiles in ``split`` as stored training samples."""
+    return [Sample(_store(crop), CLASS_INDEX[code], "table-photo")
+            for crop, code in table_photo_crops(manifest, split)]
+
+
+def _over(face: np.ndarray, body: np.ndarray) -> np.ndarray:
+    """Alpha-composite a BGRA face drawing over a BGRA tile body of the same size."""
+    alpha = face[:, :, 3:4].astype(np.float32) / 255.0
+    out = body.copy()
+    out[:, :, :3] = (face[:, :, :3] * alpha + body[:, :, :3] * (1 - alpha)).astype(np.uint8)
+    out[:, :, 3] = np.maximum(body[:, :, 3], face[:, :, 3])
+    return out
+
+
+def _flatten(bgra: np.ndarray, background: tuple[int, int, int] = (60, 110, 50)) -> np.ndarray:
+    """BGRA -> BGR on a felt-green background, cropped to the drawn tile."""
+    if bgra.ndim == 3 and bgra.shape[2] == 4:
+        alpha = bgra[:, :, 3:4].astype(np.float32) / 255.0
+        ys, xs = np.nonzero(bgra[:, :, 3] > 10)
+        bgr = (bgra[:, :, :3] * alpha + np.array(background, np.float32) * (1 - alpha)).astype(np.uint8)
+        if len(xs):
+            bgr = bgr[ys.min():ys.max() + 1, xs.min():xs.max() + 1]
+        return bgr
+    return bgra
+
+
+def _store(image: np.ndarray) -> np.ndarray:
+    if image is None:
+        raise ValueError("unreadable training image")
+    return cv2.resize(image, (STORE_WIDTH, STORE_HEIGHT), interpolation=cv2.INTER_AREA)
+
+
+def procedural_back(rng: np.random.Generator) -> np.ndarray:
+    """A face-down tile: a plain coloured body with shading, maybe showing its white face layer."""
+    height, width = STORE_HEIGHT, STORE_WIDTH
+    hue = int(rng.integers(0, 180))
+    saturation = int(rng.integers(90, 255))
+    value = int(rng.integers(90, 240))
+    hsv = np.zeros((height, width, 3), np.uint8)
+    hsv[:] = (hue, saturation, value)
+    body = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR).astype(np.float32)
+    gradient = np.linspace(rng.uniform(0.75, 1.0), rng.uniform(1.0, 1.2), height)[:, None, None]
+    body = np.clip(body * gradient, 0, 255)
+    if rng.random() < 0.5:  # the ivory face layer seen along one edge of a tilted tile
+        thickness = int(rng.integers(3, 14))
+        ivory = np.array([rng.uniform(200, 250)] * 3, np.float32)
+        edge = int(rng.integers(4))
+        if edge == 0:
+            body[:thickness] = ivory
+        elif edge == 1:
+            body[-thickness:] = ivory
+        elif edge == 2:
+            body[:, :thickness] = ivory
+        else:
+            body[:, -thickness:] = ivory
+    if rng.random() < 0.5:  # a moulded pattern or logo on the back
+        centre = (width // 2 + int(rng.integers(-6, 7)), height // 2 + int(rng.integers(-6, 7)))
+        centre_colour = body[height // 2, width // 2] * rng.uniform(0.7, 1.3)
+        shade = tuple(float(v) for v in np.clip(centre_colour, 0, 255))
+        cv2.circle(body, centre, int(rng.integers(6, 30)), shade, int(rng.integers(-1, 4)))
+    return body.astype(np.uint8)
+
+
+_BACKGROUNDS = ((60, 110, 50), (70, 140, 60), (90, 90, 90), (120, 150, 180), (40, 40, 40), (200, 200, 200))
+
+
+def augment(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One random phone-photo-like view of a stored crop, at model input size (BGR uint8)."""
+    height, width = image.shape[:2]
+    background = _BACKGROUNDS[int(rng.integers(len(_BACKGROUNDS)))]
+    # Perspective + crop jitter: each corner moves independently; the box may be loose or tight.
+    corners = np.array([[0, 0], [width, 0], [width, height], [0, height]], np.float32)
+    jitter = rng.uniform(-0.09, 0.09, size=(4, 2)) * np.array([width, height], np.float32)
+    jitter += rng.uniform(-0.04, 0.06) * np.array([[-width, -height], [width, -height],
+                                                   [width, height], [-width, height]], np.float32)
+    source = (corners + jitter).astype(np.float32)
+    if rng.random() < 0.5:  # upside down: the runtime cannot tell which way a sideways tile turns
+        source = np.roll(source, 2, axis=0)
+    out_h = int(rng.integers(INPUT_HEIGHT, STORE_HEIGHT + 1))
+    out_w = int(round(out_h * INPUT_WIDTH / INPUT_HEIGHT * rng.uniform(0.8, 1.25)))
+    target = np.array([[0, 0], [out_w, 0], [out_w, out_h], [0, out_h]], np.float32)
+    matrix = cv2.getPerspectiveTransform(source, target)
+    border = cv2.BORDER_REPLICATE if rng.random() < 0.5 else cv2.BORDER_CONSTANT
+    view = cv2.warpPerspective(image, matrix, (out_w, out_h), flags=cv2.INTER_LINEAR, borderMode=border,
+                               borderValue=background)
+    if rng.random() < 0.5:  # tiny in the photo, then scaled up by the crop
+        small_h = int(rng.integers(18, 48))
+        small_w = max(8, int(small_h * out_w / out_h))
+        view = cv2.resize(cv2.resize(view, (small_w, small_h), interpolation=cv2.INTER_AREA), (out_w, out_h),
+                          interpolation=cv2.INTER_LINEAR)
+    if rng.random() < 0.3:
+        view = cv2.GaussianBlur(view, (0, 0), rng.uniform(0.4, 1.4))
+    view = view.astype(np.float32)
+    view *= rng.uniform(0.85, 1.15, size=3)  # white balance
+    view = (view - 128) * rng.uniform(0.6, 1.3) + 128 + rng.uniform(-40, 40)  # contrast, brightness
+    if rng.random() < 0.15:
+        view[:] = view.mean(axis=2, keepdims=True)
+    if rng.random() < 0.3:
+        view += rng.normal(0, rng.uniform(2, 10), size=view.shape)
+    view = np.clip(view, 0, 255).astype(np.uint8)
+    if rng.random() < 0.4:
+        ok, encoded = cv2.imencode(".jpg", view, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(25, 90))])
+        if ok:
+            view = cv2.imdecode(encoded, cv2.IMREAD_COLOR)
+    return view
+
+
+class AugmentedCrops:
+    """Draws class-balanced, augmented batches from the source samples (and procedural backs)."""
+
+    def __init__(self, samples: list[Sample], seed: int, back_share: float | None = None) -> None:
+        self.samples = samples
+        self.rng = np.random.default_rng(seed)
+        self.by_class: dict[int, list[int]] = {}
+        for index, sample in enumerate(samples):
+            self.by_class.setdefault(sample.label, []).append(index)
+        self.back_label = CLASS_INDEX["back"]
+        self.classes = sorted(set(self.by_class) | {self.back_label})
+        self.back_share = back_share
+
+    def batch(self, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """``size`` augmented crops (preprocessed NCHW float32) and their labels."""
+        labels = self.rng.choice(self.classes, size=size)
+        views = []
+        for label in labels:
+            views.append(augment(self._source(int(label)), self.rng))
+        return preprocess_crops(views), labels.astype(np.int64)
+
+    def _source(self, label: int) -> np.ndarray:
+        stored = self.by_class.get(label, [])
+        if label == self.back_label and (not stored or self.rng.random() < 0.8):
+            return procedural_back(self.rng)
+        # Real photos first: art is a minority so the model learns real sets, not clean drawings.
+        real = [i for i in stored if not self.samples[i].source.startswith("art")]
+        pool = real if real and self.rng.random() < 0.75 else stored
+        return self.samples[pool[int(self.rng.integers(len(pool)))]].image
+
+
+def load_eval_crops(
+    split: str = "val",
+    data_dir: Path | None = None,
+    real_labels: Path = REAL_LABELS_MANIFEST,
+    reviewed_only: bool = False,
+) -> dict[str, tuple[list[np.ndarray], list[str]]]:
+    """Held-out crops by dataset name (``crops`` and, if labelled, ``table-photos``): images and codes."""
+    sets: dict[str, tuple[list[np.ndarray], list[str]]] = {}
+    crops = load_labelled_crops(split, data_dir)
+    sets["crops"] = ([cv2.imread(str(c.path)) for c in crops], [c.code for c in crops])
+    if real_labels.is_file():
+        samples = table_photo_crops(real_labels, split, reviewed_only)
+        if samples:
+            sets["table-photos"] = ([image for image, _ in samples], [code for _, code in samples])
+    return sets
+
+
+def table_photo_crops(
+    manifest: Path, split: str, reviewed_only: bool = False
+) -> list[tuple[np.ndarray, str]]:
+    """(crop, code) for every labelled tile of the table photos in ``split``, cut as the runtime cuts."""
+    out = []
+    for record in read_manifest(manifest):
+        if record.split != split or (reviewed_only and not record.reviewed):
+            continue
+        image = cv2.imread(str(resolve_image(record, manifest)))
+        if image is None:
+            continue
+        for tile in record.tiles:
+            if tile.code in CLASS_INDEX:
+                crop = crop_detection(image, Detection(box=tile.box, score=1.0, rotated=tile.rotated))
+                out.append((crop, tile.code))
+    return out
+
+
+def describe_sources(samples: list[Sample]) -> str:
+    """One line per source: how many crops each contributed (for the training log)."""
+    counts: dict[str, int] = {}
+    for sample in samples:
+        counts[sample.source] = counts.get(sample.source, 0) + 1
+    return json.dumps(counts)

@@ -1,0 +1,189 @@
+"""Train the tile classifier from scratch, calibrate it, export it to ONNX and check the export.
+
+One call, :func:`train_classifier`, does the whole recipe (``scripts/train_classifier.py`` is the
+command line). Fixed seed; the data order and augmentation come from one numpy generator, the
+weights from ``torch.manual_seed``. Model selection never looks at the validation sets: the
+model after the last step is the one exported.
+
+Calibration: temperature scaling (Guo et al. 2017) fitted by minimising the negative
+log-likelihood on crops no training step saw (:data:`CALIBRATION_SETS` of the real crops and the
+table-photo calibration photos), written into the label file the runtime reads.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import torch
+from torch import nn
+
+from scoring.tiles import VISION_CODES
+from vision.dataset.crops import load_labelled_crops
+from vision.models.classifier import INPUT_HEIGHT, INPUT_WIDTH, PIXEL_MEAN, PIXEL_STD, preprocess_crops
+from vision.training.classifier_data import (
+    CLASS_INDEX,
+    REAL_LABELS_MANIFEST,
+    AugmentedCrops,
+    Sample,
+    describe_sources,
+    load_sources,
+    table_photo_samples,
+)
+from vision.training.classifier_model import TileNet
+
+#: Real-crop sets kept out of training to fit the temperature on.
+CALIBRATION_SETS = frozenset({"set-587-white-green"})
+
+
+@dataclass
+class TrainConfig:
+    """Everything that changes the trained model (saved beside it)."""
+
+    steps: int = 2400
+    batch_size: int = 128
+    learning_rate: float = 3e-3
+    weight_decay: float = 5e-4
+    label_smoothing: float = 0.1
+    seed: int = 20261122
+    threads: int = 1  # 2 oversubscribes a shared 2-core machine; 1 is faster there
+    include_table_photos: bool = True
+
+
+@dataclass
+class TrainResult:
+    model: nn.Module
+    temperature: float
+    seconds: float
+    sources: str
+    calibration_size: int
+
+
+def calibration_samples(real_labels: Path = REAL_LABELS_MANIFEST) -> tuple[list[np.ndarray], np.ndarray]:
+    """Held-out crops to fit the temperature: calibration crop sets + the table photos' ``test`` part.
+
+    The table-photo manifest's ``test`` split is its calibration part (whole photo groups that no
+    training step sees and that are not the validation part either).
+    """
+    images, labels = [], []
+    for crop in load_labelled_crops("train"):
+        if crop.set_id in CALIBRATION_SETS:
+            images.append(cv2.imread(str(crop.path)))
+            labels.append(CLASS_INDEX[crop.code])
+    if real_labels.is_file():
+        for sample in table_photo_samples(real_labels, "test"):
+            images.append(sample.image)
+            labels.append(sample.label)
+    return images, np.array(labels, dtype=np.int64)
+
+
+def train_classifier(config: TrainConfig, log: Callable[[str], None] = print,
+                     samples: list[Sample] | None = None) -> TrainResult:
+    """Train :class:`TileNet` on augmented crops; return the model and its fitted temperature."""
+    torch.set_num_threads(config.threads)
+    torch.manual_seed(config.seed)
+    start = time.time()
+    if samples is None:
+        samples = load_sources(include_table_photos=config.include_table_photos,
+                               exclude_sets=CALIBRATION_SETS)
+    log(f"sources: {describe_sources(samples)}")
+    stream = AugmentedCrops(samples, seed=config.seed)
+    model = TileNet(len(VISION_CODES))
+    optimiser = torch.optim.AdamW(
+        model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
+    )
+    schedule = torch.optim.lr_scheduler.OneCycleLR(optimiser, max_lr=config.learning_rate,
+                                                   total_steps=max(1, config.steps), pct_start=0.15)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=config.label_smoothing)
+    model.train()
+    running = 0.0
+    for step in range(1, config.steps + 1):
+        inputs, labels = stream.batch(config.batch_size)
+        loss = loss_fn(model(torch.from_numpy(inputs)), torch.from_numpy(labels))
+        optimiser.zero_grad(set_to_none=True)
+        loss.backward()
+        optimiser.step()
+        schedule.step()
+        value = loss.item()
+        running = 0.98 * running + 0.02 * value if step > 1 else value
+        if step % 100 == 0 or step == config.steps:
+            log(f"step {step}/{config.steps} loss {running:.3f} lr {schedule.get_last_lr()[0]:.2e} "
+                f"{time.time() - start:.0f}s")
+    model.eval()
+    images, labels = calibration_samples()
+    temperature = fit_temperature(predict_logits(model, images), labels) if len(labels) else 1.0
+    log(f"temperature {temperature:.3f} on {len(labels)} calibration crops")
+    return TrainResult(model, temperature, time.time() - start, describe_sources(samples), len(labels))
+
+
+@torch.no_grad()
+def predict_logits(model: nn.Module, images: list[np.ndarray], batch_size: int = 128) -> np.ndarray:
+    """Logits of the torch model for BGR crops (same preprocessing as the runtime)."""
+    model.eval()
+    parts = [model(torch.from_numpy(preprocess_crops(images[i:i + batch_size]))).numpy()
+             for i in range(0, len(images), batch_size)]
+    return np.concatenate(parts) if parts else np.zeros((0, len(VISION_CODES)), np.float32)
+
+
+def fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
+    """The temperature T > 0 minimising the NLL of softmax(logits / T) (1-D search on log T)."""
+    logits_t = torch.from_numpy(logits).double()
+    labels_t = torch.from_numpy(labels)
+
+    def nll(log_t: float) -> float:
+        return float(nn.functional.cross_entropy(logits_t / math.exp(log_t), labels_t))
+
+    low, high = math.log(0.05), math.log(20.0)
+    for _ in range(80):  # golden-section search: NLL is unimodal in log T
+        a = high - (high - low) / 1.618
+        b = low + (high - low) / 1.618
+        if nll(a) < nll(b):
+            high = b
+        else:
+            low = a
+    return math.exp((low + high) / 2)
+
+
+def export_onnx(model: nn.Module, path: Path) -> None:
+    """Export with a dynamic batch axis (input ``crops``: N x 3 x 64 x 48, output ``logits``)."""
+    model.eval()
+    dummy = torch.zeros(1, 3, INPUT_HEIGHT, INPUT_WIDTH)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.onnx")
+    torch.onnx.export(model, (dummy,), str(tmp), input_names=["crops"], output_names=["logits"],
+                      dynamic_axes={"crops": {0: "batch"}, "logits": {0: "batch"}}, opset_version=17,
+                      dynamo=False)
+    tmp.replace(path)
+
+
+def verify_onnx(model: nn.Module, path: Path, images: list[np.ndarray]) -> float:
+    """Largest absolute difference between torch and onnxruntime logits on ``images``."""
+    import onnxruntime as ort
+
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    batch = preprocess_crops(images)
+    runtime = session.run(None, {"crops": batch})[0]
+    with torch.no_grad():
+        reference = model(torch.from_numpy(batch)).numpy()
+    return float(np.abs(runtime - reference).max())
+
+
+def write_labels(path: Path, temperature: float, config: TrainConfig, extra: dict | None = None) -> None:
+    """The label list the runtime reads: codes in output order, temperature, input format, recipe."""
+    obj = {
+        "labels": list(VISION_CODES),
+        "temperature": round(temperature, 4),
+        "input": {"height": INPUT_HEIGHT, "width": INPUT_WIDTH, "channels": "RGB", "mean": PIXEL_MEAN,
+                  "std": PIXEL_STD, "layout": "NCHW"},
+        "config": asdict(config),
+        **(extra or {}),
+    }
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(obj, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(path)
