@@ -195,3 +195,13 @@ def test_review_view_lists_counts_and_opens_the_contact_sheet(page, server: Runn
                            ".every(i => i.complete && i.naturalWidth > 0)")
     page.click("#sheet figure >> nth=2")  # opens the tile in the editor, selected
     page.wait_for_function("() => S.view === 'label' && S.primary === 5")
+
+
+def test_zoom_on_small_tiles_keeps_clicks_on_target(page, server: RunningServer) -> None:
+    page.keyboard.press("z")  # nothing selected: frame all tiles
+    assert page.evaluate("S.zoomed") and page.evaluate("S.scale") > 1.5
+    click_photo(page, 278, 225)
+    assert page.evaluate("S.primary") == 4
+    page.keyboard.press("n")  # the zoom follows to the next photo's tiles (none there: whole photo)
+    page.wait_for_function("() => S.index === 1")
+    assert page.evaluate("S.scale") == pytest.approx(1.0)

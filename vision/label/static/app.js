@@ -16,7 +16,7 @@ const S = {
   tiles: [], sel: new Set(), primary: -1, typing: null, context: {}, reviewed: false,
   revision: 0, labelled: false, source: "", view: "label",
   saving: false, pending: false, flushWaiters: [], drag: null, hover: -1,
-  scale: 1, ox: 0, oy: 0,
+  scale: 1, ox: 0, oy: 0, zoomed: false,
 };
 
 // ------------------------------------------------------------------ server
@@ -175,7 +175,10 @@ async function loadImage(index, keepSelection) {
   applyState(state);
   if (!keepSelection) { S.sel.clear(); S.primary = -1; }
   S.typing = null;
+  const stayZoomed = S.zoomed && !keepSelection; // zoomed on the last photo: zoom on this one's tiles
+  if (!keepSelection) S.zoomed = false;
   renderImageList(); renderContextForm(); resize(); renderPanel();
+  if (stayZoomed && S.tiles.length) zoomTo(bounds(S.tiles.flatMap(outline)));
   $("position").textContent = `${index + 1} / ${S.images.length}`;
   $("image-name").textContent = state.image;
   status(state.labelled ? `labels (revision ${state.revision})` : "proposals: not saved until you change or accept (v)");
@@ -205,12 +208,50 @@ function resize() {
   const ratio = window.devicePixelRatio || 1;
   canvas.width = Math.max(1, Math.round(rect.width * ratio));
   canvas.height = Math.max(1, Math.round(rect.height * ratio));
+  if (!S.zoomed) fit(); else draw();
+}
+
+function fit() {
   if (S.width) {
     S.scale = Math.min(canvas.width / S.width, canvas.height / S.height);
     S.ox = (canvas.width - S.width * S.scale) / 2;
     S.oy = (canvas.height - S.height * S.scale) / 2;
   }
+  S.zoomed = false;
   draw();
+}
+
+function zoomTo([x1, y1, x2, y2]) {
+  // Small tiles in a 640-pixel photo need a closer look: frame the box with some context.
+  const margin = 0.3 * Math.max(x2 - x1, y2 - y1) + 12;
+  x1 -= margin; y1 -= margin; x2 += margin; y2 += margin;
+  S.scale = Math.min(canvas.width / (x2 - x1), canvas.height / (y2 - y1), 12 * (window.devicePixelRatio || 1));
+  S.ox = canvas.width / 2 - ((x1 + x2) / 2) * S.scale;
+  S.oy = canvas.height / 2 - ((y1 + y2) / 2) * S.scale;
+  S.zoomed = true;
+  draw();
+}
+
+function toggleZoom() {
+  if (S.zoomed) { fit(); return; }
+  const tiles = S.sel.size ? selectedTiles() : S.tiles;
+  zoomTo(tiles.length ? bounds(tiles.flatMap(outline)) : [0, 0, S.width, S.height]);
+}
+
+function zoomAt(factor, [sx, sy]) {
+  const x = (sx - S.ox) / S.scale, y = (sy - S.oy) / S.scale;
+  S.scale = clamp(S.scale * factor, 0.05, 40);
+  S.ox = sx - x * S.scale; S.oy = sy - y * S.scale;
+  S.zoomed = true;
+  draw();
+}
+
+function ensureVisible(t) {
+  if (!S.zoomed || !t) return;
+  const [x1, y1, x2, y2] = bounds(outline(t).map(toScreen));
+  if (x1 >= 0 && y1 >= 0 && x2 <= canvas.width && y2 <= canvas.height) return;
+  S.ox += canvas.width / 2 - (x1 + x2) / 2;
+  S.oy += canvas.height / 2 - (y1 + y2) / 2;
 }
 
 const toScreen = ([x, y]) => [S.ox + x * S.scale, S.oy + y * S.scale];
@@ -385,7 +426,12 @@ function renderContextForm() {
 }
 
 // ------------------------------------------------------------------ edits
-function selectOnly(i) { S.sel = new Set(i >= 0 ? [i] : []); S.primary = i; draw(); renderPanel(); }
+function selectOnly(i) {
+  S.sel = new Set(i >= 0 ? [i] : []);
+  S.primary = i;
+  if (i >= 0) ensureVisible(S.tiles[i]);
+  draw(); renderPanel();
+}
 
 function selectedTiles() { return [...S.sel].map((i) => S.tiles[i]); }
 
@@ -577,8 +623,20 @@ function hitHandle(x, y) {
   return k >= 0 ? { kind: "resize", corner: k, opposite: cs[(k + 2) % 4] } : null;
 }
 
+canvas.addEventListener("contextmenu", (event) => event.preventDefault());
+
+canvas.addEventListener("wheel", (event) => {
+  event.preventDefault();
+  const rect = canvas.getBoundingClientRect(), ratio = canvas.width / rect.width;
+  zoomAt(event.deltaY < 0 ? 1.25 : 0.8, [(event.clientX - rect.left) * ratio, (event.clientY - rect.top) * ratio]);
+}, { passive: false });
+
 canvas.addEventListener("mousedown", (event) => {
   canvas.focus();
+  if (event.button !== 0) { // middle or right button: pan
+    S.drag = { kind: "pan", last: [event.clientX, event.clientY], moved: true };
+    return;
+  }
   const [x, y] = screenToImage(event);
   const handle = hitHandle(x, y);
   if (handle) { S.drag = { ...handle, start: [x, y], moved: false }; return; }
@@ -597,8 +655,15 @@ canvas.addEventListener("mousedown", (event) => {
 
 window.addEventListener("mousemove", (event) => {
   if (!S.drag) return;
-  const [x, y] = screenToImage(event);
   const d = S.drag;
+  if (d.kind === "pan") {
+    const ratio = canvas.width / canvas.getBoundingClientRect().width;
+    S.ox += (event.clientX - d.last[0]) * ratio; S.oy += (event.clientY - d.last[1]) * ratio;
+    d.last = [event.clientX, event.clientY]; S.zoomed = true;
+    draw();
+    return;
+  }
+  const [x, y] = screenToImage(event);
   d.moved = d.moved || Math.hypot(x - d.start[0], y - d.start[1]) * S.scale > 3;
   if (!d.moved) return;
   if (d.kind === "move") {
@@ -626,7 +691,7 @@ window.addEventListener("mousemove", (event) => {
 window.addEventListener("mouseup", () => {
   const d = S.drag;
   S.drag = null;
-  if (!d) return;
+  if (!d || d.kind === "pan") return;
   if (d.kind === "new" || d.kind === "band") {
     const [x1, y1] = [Math.min(d.start[0], d.now[0]), Math.min(d.start[1], d.now[1])];
     const [x2, y2] = [Math.max(d.start[0], d.now[0]), Math.max(d.start[1], d.now[1])];
@@ -708,7 +773,7 @@ document.addEventListener("keydown", (event) => {
     R: () => showView("review"), ",": () => rotateSelected(-5), ".": () => rotateSelected(5),
     ArrowLeft: () => moveSelected(event.shiftKey ? -10 : -1, 0), ArrowRight: () => moveSelected(event.shiftKey ? 10 : 1, 0),
     ArrowUp: () => moveSelected(0, event.shiftKey ? -10 : -1), ArrowDown: () => moveSelected(0, event.shiftKey ? 10 : 1),
-    "?": () => $("keys").scrollIntoView(),
+    "?": () => $("keys").scrollIntoView(), z: () => toggleZoom(),
   };
   const action = actions[key];
   if (action) { event.preventDefault(); action(); }
