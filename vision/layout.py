@@ -1,16 +1,22 @@
 """Layout: which detected tiles form the hand, and how (concealed row, exposed sets, flowers, winning tile).
 
-How a winning hand lies on the table (seed 000): the concealed tiles stand in one row; exposed sets
-and flowers lie in front of it, each set a tight run of 3 or 4 tiles with a gap to the next; a
-concealed kong lies face-down (when revealed at the end, usually the two outer tiles stay
-face-down and the two inner ones are turned up); a claimed tile sits in the middle of its set,
-and the winning tile is "placed horizontally across the completed set" (sideways) or set apart at
-the end of the row.
+How a winning hand lies on the table (seed 000): the concealed tiles stand (or lie) in one row;
+exposed sets and flowers lie in front of it, each set a tight run of 3 or 4 tiles with a gap to
+the next; a concealed kong lies face-down (revealed at the end, often with two tiles turned up);
+a claimed tile sits in the middle of its set, and the winning tile is "placed horizontally across
+the completed set" (sideways: inside a flat row, or lying in front of a standing row) or set apart
+at the end of the row. Around the hand: discards, walls and other racks, which are not the hand.
 
-The camera may be turned any way and tilted moderately, so nothing here uses image axes. The row
-direction comes from the vectors between touching neighbours (tiles in a row touch; rows do not),
-everything is then measured in row coordinates (u along the row, v across it) in units of the
-tile's short side, which cancels the photo's scale.
+The camera may be turned any way and see the table in perspective, so nothing here uses image axes
+or one global scale:
+
+1. the row direction comes from the vectors between touching face-up neighbours (tiles in a row
+   touch; walls of backs are left out so they cannot outvote the hand);
+2. each tile's extent along and across the row is measured from its own outline (near tiles are
+   bigger than far ones), and touching neighbours along the row are chained into *runs*;
+3. the concealed row is the run of standing tiles whose length fits the tile count left by the
+   other sets (17 - 3 per set), else simply the longest; sets, kongs and flowers are the runs
+   near it; the winning tile is found by the table conventions above.
 """
 
 from __future__ import annotations
@@ -25,13 +31,21 @@ from vision.types import GroupRole, Layout, TileGroup, TileReading
 
 #: A mahjong tile's long side over its short side (real sets: 1.3-1.4).
 TILE_ASPECT = 1.35
-#: Neighbouring tiles farther apart than this many short sides (beyond touching) start a new group.
-GROUP_GAP = 0.35
-#: Rows whose centres are farther apart than this many long sides are different rows.
-ROW_SPLIT = 0.6
-#: A row farther than this many long sides from the concealed row is not part of the hand.
-HAND_REACH = 3.5
-#: A run of at least this many upright non-flower tiles can only be a concealed row.
+#: Neighbours whose gap is at most this many tile widths touch (same run).
+GROUP_GAP = 0.4
+#: Neighbours along the row may be offset across it by at most this fraction of the tile height.
+ROW_BAND = 0.5
+#: Runs at most this many tile heights from the concealed row (across it) belong to the hand.
+HAND_REACH = 4.5
+#: Runs in line with the concealed row (across it by at most this many tile heights) ...
+COLLINEAR = 0.45
+#: ... and at most this many tile widths beyond its end are part of it (gaps between its sets).
+ROW_GAP = 1.6
+#: Each further row of sets lies at most this many tile heights beyond the previous one.
+ROW_STEP = 2.2
+#: ... and at most this many tile widths beyond its ends (along it).
+HAND_SPAN = 14.0
+#: A run of at least this many face-up tiles away from the hand means a second hand.
 LONG_RUN = 8
 #: Probability mass on flower codes above which a tile is taken for a flower when grouping.
 FLOWER_MASS = 0.5
@@ -40,12 +54,23 @@ FLOWER_MASS = 0.5
 @dataclass(frozen=True)
 class _Tile:
     index: int
-    u: float
-    v: float
-    extent: float  # length along the row, in pixels
+    x: float
+    y: float
+    along: float  # extent along the row direction, pixels
+    across: float  # extent across it, pixels
     rotated: bool
     face_down: bool
     flower: bool
+
+    @property
+    def width(self) -> float:
+        """The tile's short side here (its width when upright), the local unit of length."""
+        return self.across / TILE_ASPECT if self.rotated else self.along
+
+    @property
+    def plain(self) -> bool:
+        """Could stand in the concealed row: face up, not a flower."""
+        return not self.face_down and not self.flower
 
 
 def flower_mass(reading: TileReading) -> float:
@@ -60,20 +85,13 @@ def back_mass(reading: TileReading) -> float:
     return sum(p for code, p in reading.candidates if code == "back")
 
 
-def _centres(readings: list[TileReading]) -> np.ndarray:
-    return np.array([reading.detection.center for reading in readings], dtype=np.float64)
-
-
-def _side_lengths(reading: TileReading) -> tuple[float, float]:
-    """(short, long) side in pixels: from the outline when the detector gives one, else the box."""
+def _outline(reading: TileReading) -> np.ndarray:
+    """Four corners: the detector's quad if it gave one, else the box corners."""
     quad = reading.detection.quad
     if quad is not None and len(quad) == 4:
-        points = np.asarray(quad, dtype=np.float64)
-        a = (np.linalg.norm(points[1] - points[0]) + np.linalg.norm(points[2] - points[3])) / 2
-        b = (np.linalg.norm(points[2] - points[1]) + np.linalg.norm(points[3] - points[0])) / 2
-        return min(a, b), max(a, b)
-    width, height = reading.detection.width, reading.detection.height
-    return min(width, height), max(width, height)
+        return np.asarray(quad, dtype=np.float64)
+    x1, y1, x2, y2 = reading.detection.box
+    return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float64)
 
 
 def _nearest_neighbours(centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -86,7 +104,7 @@ def _nearest_neighbours(centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def estimate_row_direction(centres: np.ndarray, fallback_angle: float = 0.0) -> float:
-    """Angle (radians, in [-pi/2, pi/2)) of the rows, from the touching-neighbour vectors.
+    """Angle (radians, in [-pi/2, pi/2)) of the rows, from the nearest-neighbour vectors.
 
     Directions are axial (a vector and its opposite are the same row), so the mean is taken over
     doubled angles; a second pass drops vectors more than 25 degrees off (a tile's neighbour in the
@@ -98,155 +116,274 @@ def estimate_row_direction(centres: np.ndarray, fallback_angle: float = 0.0) -> 
     vectors = centres[nearest] - centres
     doubled = 2 * np.arctan2(vectors[:, 1], vectors[:, 0])
     angle = math.atan2(np.sin(doubled).mean(), np.cos(doubled).mean()) / 2
-    off = np.abs(((doubled / 2 - angle) + math.pi / 2) % math.pi - math.pi / 2)
-    keep = off < math.radians(25)
-    if keep.sum() >= 2:
-        angle = math.atan2(np.sin(doubled[keep]).mean(), np.cos(doubled[keep]).mean()) / 2
-    # Prefer the row direction that runs left-to-right in the image, so "first" means leftmost.
+    for _ in range(2):
+        off = np.abs(((doubled / 2 - angle) + math.pi / 2) % math.pi - math.pi / 2)
+        keep = off < math.radians(25)
+        if keep.sum() >= 2:
+            angle = math.atan2(np.sin(doubled[keep]).mean(), np.cos(doubled[keep]).mean()) / 2
     return (angle + math.pi / 2) % math.pi - math.pi / 2
 
 
-def _tile_unit(readings: list[TileReading], centres: np.ndarray) -> float:
-    """The short side of a tile in pixels: the spacing of touching neighbours, or the box size."""
-    shorts = np.array([_side_lengths(r)[0] for r in readings])
-    if len(centres) < 3:
-        return float(np.median(shorts))
-    _, spacing = _nearest_neighbours(centres)
-    unit = float(np.median(spacing))
-    # Spacing equals the short side for touching tiles; scattered tiles make it too large.
-    return min(unit, float(np.median(shorts)) * 1.25) if unit > 0 else float(np.median(shorts))
+def _extents(corners: np.ndarray, direction: np.ndarray, normal: np.ndarray) -> tuple[float, float]:
+    """(extent along, extent across) the row of a tile outline.
+
+    Measured edge by edge (mean of opposite edges, larger pair), not over the whole outline: a
+    standing tile seen from the side is a sheared parallelogram whose bounding extent along the row
+    is far wider than the tile.
+    """
+    edges = [corners[(k + 1) % 4] - corners[k] for k in range(4)]
+    pairs = [(edges[0], edges[2]), (edges[1], edges[3])]
+    along = max((abs(a @ direction) + abs(b @ direction)) / 2 for a, b in pairs)
+    across = max((abs(a @ normal) + abs(b @ normal)) / 2 for a, b in pairs)
+    return float(along), float(across)
 
 
-def _to_tiles(readings: list[TileReading], angle: float, unit: float) -> list[_Tile]:
+def _to_tiles(readings: list[TileReading], angle: float) -> list[_Tile]:
     direction = np.array([math.cos(angle), math.sin(angle)])
     normal = np.array([-direction[1], direction[0]])
-    centres = _centres(readings)
     tiles = []
     for index, reading in enumerate(readings):
-        rotated = reading.detection.rotated
-        tiles.append(_Tile(
-            index=index,
-            u=float(centres[index] @ direction),
-            v=float(centres[index] @ normal),
-            extent=unit * (TILE_ASPECT if rotated else 1.0),
-            rotated=rotated,
-            face_down=back_mass(reading) > 0.5,
-            flower=flower_mass(reading) > FLOWER_MASS,
-        ))
+        centre = np.array(reading.detection.center)
+        along, across = _extents(_outline(reading), direction, normal)
+        tiles.append(_Tile(index, float(centre @ direction), float(centre @ normal), along, across,
+                           reading.detection.rotated, back_mass(reading) > 0.5,
+                           flower_mass(reading) > FLOWER_MASS))
     return tiles
 
 
-def _split_rows(tiles: list[_Tile], unit: float) -> list[list[_Tile]]:
-    """Cluster tiles into rows by their position across the row direction."""
-    ordered = sorted(tiles, key=lambda t: t.v)
-    rows: list[list[_Tile]] = [[ordered[0]]]
-    for tile in ordered[1:]:
-        row_v = float(np.median([t.v for t in rows[-1]]))
-        if tile.v - row_v > ROW_SPLIT * unit * TILE_ASPECT:
-            rows.append([tile])
-        else:
-            rows[-1].append(tile)
-    return [sorted(row, key=lambda t: t.u) for row in rows]
+def _runs(tiles: list[_Tile]) -> list[list[_Tile]]:
+    """Chain touching neighbours along the row direction into runs (each sorted along the row)."""
+    right: dict[int, int] = {}
+    for i, tile in enumerate(tiles):
+        best, best_du = None, math.inf
+        for j, other in enumerate(tiles):
+            du = other.x - tile.x
+            if j == i or du <= 0:
+                continue
+            if abs(other.y - tile.y) > ROW_BAND * max(tile.across, other.across):
+                continue
+            if du < best_du:
+                best, best_du = j, du
+        if best is None:
+            continue
+        other = tiles[best]
+        gap = best_du - (tile.along + other.along) / 2
+        if gap <= GROUP_GAP * min(tile.width, other.width):
+            right[i] = best
+    left = {}
+    for i, j in right.items():
+        if j not in left or tiles[i].x > tiles[left[j]].x:
+            left[j] = i
+    runs = []
+    for i in range(len(tiles)):
+        if i in left and right.get(left[i]) == i:
+            continue  # not the start of a run
+        run = [tiles[i]]
+        k = i
+        while k in right and left.get(right[k]) == k:
+            k = right[k]
+            run.append(tiles[k])
+        runs.append(run)
+    return runs
 
 
-def _split_groups(row: list[_Tile], unit: float) -> list[list[_Tile]]:
-    """Split a row into runs of touching tiles wherever the gap exceeds GROUP_GAP tile widths."""
-    groups: list[list[_Tile]] = [[row[0]]]
-    for previous, tile in zip(row, row[1:], strict=False):
-        gap = (tile.u - previous.u) - (tile.extent + previous.extent) / 2
-        if gap > GROUP_GAP * unit:
-            groups.append([tile])
-        else:
-            groups[-1].append(tile)
-    return groups
+def _plain(run: list[_Tile]) -> int:
+    return sum(1 for t in run if t.plain)
 
 
-def _row_distance(a: list[_Tile], b: list[_Tile]) -> float:
-    return abs(float(np.median([t.v for t in a])) - float(np.median([t.v for t in b])))
-
-
-def _plain_count(group: list[_Tile]) -> int:
-    """Tiles that could stand in a concealed row: upright, face up, not flowers."""
-    return sum(1 for t in group if not t.flower and not t.face_down)
+def _sets_in(run: list[_Tile]) -> int:
+    """How many sets a run of exposed tiles holds (flowers and strays excluded)."""
+    n = sum(1 for t in run if not t.flower)
+    if n < 3:
+        return 0
+    return max(1, min(n // 3, (n + 3) // 4 if n % 3 else n // 3))
 
 
 @dataclass
-class _Plan:
-    concealed: list[_Tile]
-    winning: _Tile | None
-    others: list[list[_Tile]]
-    ignored: list[_Tile]
-    warnings: list[str]
+class _Frame:
+    """Coordinates relative to the concealed row: s along it, t across it, in its own tile units."""
+
+    origin: np.ndarray
+    direction: np.ndarray
+    normal: np.ndarray
+    width: float
+    height: float
+    start: float
+    end: float
+
+    @classmethod
+    def of(cls, run: list[_Tile]) -> _Frame:
+        points = np.array([[t.x, t.y] for t in run])
+        origin = points.mean(axis=0)
+        if len(run) >= 3:
+            _, _, vt = np.linalg.svd(points - origin)
+            direction = vt[0] if vt[0][0] >= 0 else -vt[0]
+        else:
+            direction = np.array([1.0, 0.0])
+        normal = np.array([-direction[1], direction[0]])
+        width = float(np.median([t.width for t in run]))
+        height = width * TILE_ASPECT  # not the measured height: a standing row's faces are foreshortened
+        along = (points - origin) @ direction
+        return cls(origin, direction, normal, width, height, float(along.min()), float(along.max()))
+
+    def position(self, tile: _Tile, signed: bool = False) -> tuple[float, float]:
+        """(along beyond the row's ends in tile widths (0 inside), across in tile heights)."""
+        offset = np.array([tile.x, tile.y]) - self.origin
+        s = float(offset @ self.direction)
+        beyond = max(self.start - s, s - self.end, 0.0) / self.width
+        across = float(offset @ self.normal) / self.height
+        return beyond, across if signed else abs(across)
 
 
-def _choose_hand(rows: list[list[list[_Tile]]], unit: float) -> _Plan:
-    """Pick the concealed group (the longest run), the rows near it, and reject two-hand photos."""
-    runs = [(row_index, group) for row_index, groups in enumerate(rows) for group in groups]
-    row_index, concealed = max(runs, key=lambda item: (_plain_count(item[1]), len(item[1])))
-    long_runs = [(r, g) for r, g in runs if _plain_count(g) >= LONG_RUN and g is not concealed]
-    far_long = [g for r, g in long_runs
-                if r != row_index or abs(g[0].u - concealed[0].u) > 30 * unit]
-    if _plain_count(concealed) >= LONG_RUN and far_long:
-        raise InputError(f"the photo seems to show two hands (rows of {_plain_count(concealed)} and "
-                         f"{_plain_count(far_long[0])} standing tiles); photograph one hand at a time")
-    warnings: list[str] = []
-    concealed_row = rows[row_index]
-    hand_rows = [r for r in rows if r is concealed_row
-                 or _row_distance([t for g in r for t in g], [t for g in concealed_row for t in g])
-                 <= HAND_REACH * unit * TILE_ASPECT]
-    ignored = [t for r in rows if not any(r is h for h in hand_rows) for g in r for t in g]
-    if ignored:
-        warnings.append(f"{len(ignored)} tile(s) far from the hand were ignored (discards or the wall?)")
-    others = [g for r in hand_rows for g in r if g is not concealed]
-    winning, others = _winning_tile(concealed, concealed_row, others, warnings)
-    return _Plan(concealed, winning, others, ignored, warnings)
+def _hand_runs(frame: _Frame, runs: list[list[_Tile]]) -> list[list[_Tile]]:
+    """The runs that belong to the hand: rows of sets stepping out from the concealed row.
+
+    On each side of the row, runs are taken in order of distance while each is within ROW_STEP
+    tile heights of the last one taken (sets lie in one or two rows in front of the hand; discards
+    lie beyond). A lone tile counts only if it lines up with a taken run of several tiles (a single
+    flower or the winning tile set apart), or lies sideways close to the row (the winning tile).
+    """
+    placed = []
+    for run in runs:
+        beyond, across = frame.position(run[len(run) // 2], signed=True)
+        if beyond <= HAND_SPAN and abs(across) <= HAND_REACH:
+            placed.append((across, run))
+    taken: list[tuple[float, list[_Tile]]] = []
+    for side in (1.0, -1.0):
+        reach = 0.0
+        for across, run in sorted((p for p in placed if p[0] * side >= 0), key=lambda p: abs(p[0])):
+            if abs(across) - reach > ROW_STEP:
+                break
+            taken.append((across, run))
+            if len(run) >= 2 or run[0].rotated:
+                reach = abs(across)
+    keep = []
+    for across, run in taken:
+        if len(run) >= 2 or (run[0].rotated and abs(across) <= 2.5):
+            keep.append(run)
+            continue
+        if abs(across) <= 0.5 or any(len(other) >= 2 and abs(a - across) <= 0.6 for a, other in taken):
+            keep.append(run)
+    return keep
 
 
-def _winning_tile(concealed: list[_Tile], concealed_row: list[list[_Tile]], others: list[list[_Tile]],
-                  warnings: list[str]) -> tuple[_Tile | None, list[list[_Tile]]]:
-    """The sideways tile of the concealed row, else a lone tile set apart at either end of it."""
+def _row_with(runs: list[list[_Tile]], start: int) -> list[int]:
+    """Run ``start`` and the runs in line with it, a short gap apart: one concealed row split by gaps
+    between its sets (a lone upright tile is not taken: it is the winning tile set apart)."""
+    members = [start]
+    grown = True
+    while grown:
+        grown = False
+        frame = _Frame.of([t for k in members for t in runs[k]])
+        for k, run in enumerate(runs):
+            if k in members or (len(run) == 1 and not run[0].rotated) or not any(t.plain for t in run):
+                continue
+            ends = [frame.position(t) for t in (run[0], run[-1])]
+            if all(across <= COLLINEAR for _, across in ends) and min(b for b, _ in ends) <= ROW_GAP:
+                members.append(k)
+                grown = True
+    return members
+
+
+def _choose_concealed(runs: list[list[_Tile]]) -> list[int]:
+    """The concealed row (as run indices): standing tiles whose count fits 17 - 3 x (sets near it)."""
+    candidates = [i for i, run in enumerate(runs) if _plain(run) >= 2]
+    if not candidates:
+        raise InputError("no standing tiles found: lay the hand out face up in a row")
+    rows: list[list[int]] = []
+    for i in sorted(candidates, key=lambda i: (-_plain(runs[i]), -len(runs[i]))):
+        if not any(i in row for row in rows):
+            rows.append(_row_with(runs, i))
+
+    def standing(row: list[int]) -> int:
+        return sum(_plain(runs[k]) for k in row)
+
+    def fits(row: list[int]) -> bool:
+        frame = _Frame.of([t for k in row for t in runs[k]])
+        others = [run for k, run in enumerate(runs) if k not in row]
+        sets = sum(_sets_in(run) if not all(t.face_down for t in run) else int(len(run) == 4)
+                   for run in _hand_runs(frame, others))
+        return standing(row) in (17 - 3 * sets, 16 - 3 * sets)  # the winning tile may lie apart
+
+    rows.sort(key=lambda row: -standing(row))
+    fitting = [row for row in rows if fits(row)]
+    return fitting[0] if fitting else rows[0]
+
+
+def _winning_tile(concealed: list[_Tile], frame: _Frame, others: list[list[_Tile]],
+                  warnings: list[str]) -> tuple[_Tile | None, list[_Tile] | None]:
+    """The winning tile and the run it came from (None if it is in the concealed row)."""
     sideways = [t for t in concealed if t.rotated]
     if len(sideways) == 1:
-        return sideways[0], others
+        return sideways[0], None
     if len(sideways) > 1:
-        warnings.append(f"{len(sideways)} sideways tiles in the concealed row; the last one is taken "
-                        "as the winning tile")
-        return sideways[-1], others
-    position = next(i for i, g in enumerate(concealed_row) if g is concealed)
-    neighbours = [concealed_row[i] for i in (position - 1, position + 1) if 0 <= i < len(concealed_row)]
-    apart = [g for g in neighbours if len(g) == 1 and not g[0].flower and not g[0].face_down]
-    if len(apart) == 1:
-        return apart[0][0], [g for g in others if g is not apart[0]]
-    if len(apart) == 2:
-        warnings.append("a tile is set apart at both ends of the concealed row; the one after it "
-                        "is taken as the winning tile")
-        return apart[1][0], [g for g in others if g is not apart[1]]
+        warnings.append(f"{len(sideways)} sideways tiles in the concealed row; the last one is taken as "
+                        "the winning tile")
+        return sideways[-1], None
+    lying = []
+    apart = []
+    for run in others:
+        if len(run) != 1 or not run[0].plain:
+            continue
+        beyond, across = frame.position(run[0])
+        if run[0].rotated and beyond <= 1.0 and across <= 2.5:
+            lying.append((across, run))
+        elif not run[0].rotated and across <= 0.5 and 0.0 < beyond <= 3.0:
+            apart.append((beyond, run))
+    if lying:
+        run = min(lying, key=lambda item: item[0])[1]
+        return run[0], run
+    if apart:
+        if len(apart) > 1:
+            warnings.append("tiles are set apart at both ends of the concealed row; the nearer one is taken "
+                            "as the winning tile")
+        run = min(apart, key=lambda item: item[0])[1]
+        return run[0], run
     warnings.append("the photo does not show which tile won (no sideways tile, none set apart); "
                     "every possible winning tile is considered")
-    return None, others
+    return None, None
 
 
-def _roles(others: list[list[_Tile]], warnings: list[str]) -> tuple[list[TileGroup], list[int]]:
-    """Flowers out of every group; the rest are exposed sets or concealed kongs by their backs."""
+def _kong_split(run: list[_Tile]) -> tuple[list[_Tile], list[list[_Tile]]] | None:
+    """A concealed kong (4 tiles, some face-down) inside a longer run: (kong, the pieces left)."""
+    backs = [k for k, t in enumerate(run) if t.face_down]
+    for start in range(max(0, backs[-1] - 3), min(backs[0], len(run) - 4) + 1):
+        before, after = run[:start], run[start + 4:]
+        if len(before) in (0, 3, 4, 6, 7, 8) and len(after) in (0, 3, 4, 6, 7, 8):
+            return run[start:start + 4], [p for p in (before, after) if p]
+    return None
+
+
+def _exposed_groups(runs: list[list[_Tile]], warnings: list[str]) -> tuple[list[TileGroup], list[int]]:
+    """Flowers out of every run; the rest are exposed sets or concealed kongs (by their backs)."""
     groups: list[TileGroup] = []
     flowers: list[int] = []
     stray: list[int] = []
-    for group in others:
-        flowers.extend(t.index for t in group if t.flower)
-        rest = [t for t in group if not t.flower]
+    pending = list(runs)
+    while pending:
+        run = pending.pop(0)
+        flowers.extend(t.index for t in run if t.flower)
+        rest = [t for t in run if not t.flower]
         if not rest:
             continue
-        if len(rest) < 3:
+        backs = sum(t.face_down for t in rest)
+        if len(rest) < 3 or (backs and len(rest) != 4 and backs == len(rest)):
             stray.extend(t.index for t in rest)
             continue
-        indices = tuple(t.index for t in rest)
-        backs = sum(t.face_down for t in rest)
-        if len(rest) == 4 and backs:
-            groups.append(TileGroup(GroupRole.CONCEALED_KONG, indices))
+        if backs and len(rest) == 4:
+            groups.append(TileGroup(GroupRole.CONCEALED_KONG, tuple(t.index for t in rest)))
+        elif backs:
+            split = _kong_split(rest)
+            if split is None:
+                stray.extend(t.index for t in rest)
+                continue
+            kong, pieces = split
+            groups.append(TileGroup(GroupRole.CONCEALED_KONG, tuple(t.index for t in kong)))
+            pending.extend(pieces)
         else:
-            groups.append(TileGroup(GroupRole.MELD, indices))
+            groups.append(TileGroup(GroupRole.MELD, tuple(t.index for t in rest)))
     if stray:
-        warnings.append(f"{len(stray)} tile(s) in front of the hand belong to no set and were ignored")
+        warnings.append(f"{len(stray)} tile(s) near the hand belong to no set and were ignored")
     if flowers:
         groups.append(TileGroup(GroupRole.FLOWERS, tuple(flowers)))
     return groups, stray
@@ -255,31 +392,51 @@ def _roles(others: list[list[_Tile]], warnings: list[str]) -> tuple[list[TileGro
 def layout_tiles(readings: list[TileReading]) -> Layout:
     """Arrange readings into the hand's groups; see the module docstring for the table conventions.
 
-    Groups hold indices into ``readings``. A MELD group may hold several touching sets (6-8 tiles);
-    the decoder splits it into legal sets. Raises InputError when there are no tiles or two hands.
+    Groups hold indices into ``readings``; the concealed group includes the winning tile. A MELD
+    group may hold several touching sets (6-8 tiles): the decoder splits it into legal sets.
+    Raises InputError when there are no tiles, two hands, or a face-down concealed row.
     """
     if not readings:
         raise InputError("no tiles found in the photo")
-    centres = _centres(readings)
-    unit = _tile_unit(readings, centres)
-    angle = estimate_row_direction(centres)
-    tiles = _to_tiles(readings, angle, unit)
-    rows = [_split_groups(row, unit) for row in _split_rows(tiles, unit)]
-    plan = _choose_hand(rows, unit)
-    concealed_indices = [t.index for t in plan.concealed if not t.flower]
-    groups, stray = _roles(plan.others, plan.warnings)
-    loose_flowers = [t.index for t in plan.concealed if t.flower]
+    centres = np.array([r.detection.center for r in readings], dtype=np.float64)
+    face_up = np.array([back_mass(r) <= 0.5 for r in readings])
+    angle = estimate_row_direction(centres[face_up] if face_up.sum() >= 2 else centres)
+    tiles = _to_tiles(readings, angle)
+    if sum(t.face_down for t in tiles) * 2 > len(tiles) and not any(_plain(r) >= 2 for r in _runs(tiles)):
+        raise InputError("the concealed tiles are face-down (Ting?); turn them face up to read the hand")
+    runs = _runs(tiles)
+    row = _choose_concealed(runs)
+    concealed = [t for k in row for t in runs[k]]
+    frame = _Frame.of(concealed)
+    concealed.sort(key=lambda t: float(np.array([t.x, t.y]) @ frame.direction))
+    warnings: list[str] = []
+    rest = [r for k, r in enumerate(runs) if k not in row]
+    near = _hand_runs(frame, rest)
+    far = [r for r in rest if not any(r is n for n in near)]
+    long_runs = [r for r in far if _plain(r) >= LONG_RUN]
+    if long_runs and _plain(concealed) >= LONG_RUN:
+        raise InputError(f"the photo seems to show two hands (rows of {_plain(concealed)} and "
+                         f"{_plain(long_runs[0])} standing tiles); photograph one hand at a time")
+    winning, source = _winning_tile(concealed, frame, near, warnings)
+    if source is not None:
+        near = [r for r in near if r is not source]
+    groups, stray = _exposed_groups(near, warnings)
+    concealed_indices = [t.index for t in concealed if not t.flower]
+    loose_flowers = [t.index for t in concealed if t.flower]
     if loose_flowers:
         flower_group = next((g for g in groups if g.role is GroupRole.FLOWERS), None)
         merged = tuple(sorted((flower_group.tile_indices if flower_group else ()) + tuple(loose_flowers)))
         groups = [g for g in groups if g.role is not GroupRole.FLOWERS]
         groups.append(TileGroup(GroupRole.FLOWERS, merged))
-    winning_index = plan.winning.index if plan.winning is not None else None
+    winning_index = winning.index if winning is not None else None
     if winning_index is not None and winning_index not in concealed_indices:
         concealed_indices.append(winning_index)
     face_down = [i for i in concealed_indices if back_mass(readings[i]) > 0.5]
     if face_down and len(face_down) * 2 > len(concealed_indices):
         raise InputError("the concealed tiles are face-down (Ting?); turn them face up to read the hand")
     groups.insert(0, TileGroup(GroupRole.CONCEALED, tuple(concealed_indices)))
-    ignored = tuple(sorted([t.index for t in plan.ignored] + stray))
-    return Layout(groups=groups, winning_index=winning_index, ignored=ignored, warnings=plan.warnings)
+    ignored_tiles = [t.index for r in far for t in r]
+    if ignored_tiles:
+        warnings.insert(0, f"{len(ignored_tiles)} tile(s) away from the hand were ignored (discards, walls)")
+    ignored = tuple(sorted(ignored_tiles + stray))
+    return Layout(groups=groups, winning_index=winning_index, ignored=ignored, warnings=warnings)
