@@ -37,6 +37,14 @@ def serve(folder: Path, port: int, host: str, model: Path | None, no_model: bool
         server.server_close()
 
 
+def run_export_crops(folder: Path, manifest: Path | None, out_dir: Path, reviewed_only: bool) -> None:
+    from vision.label.exchange import export_crops
+    from vision.label.workspace import LabelWorkspace
+
+    counts = export_crops(LabelWorkspace(folder, manifest), out_dir, reviewed_only)
+    print(f"taicam label: wrote {sum(counts.values())} crops of {len(counts)} codes to {out_dir}")
+
+
 def register(app: typer.Typer) -> None:
     @app.command("label")
     def label(
@@ -50,9 +58,16 @@ def register(app: typer.Typer) -> None:
         manifest: Annotated[Path | None, typer.Option(
             help="Manifest to write (default: FOLDER/manifest.jsonl).")] = None,
         verbose: Annotated[bool, typer.Option("--verbose", help="Log every request on stderr.")] = False,
+        export_crops: Annotated[Path | None, typer.Option(
+            help="Write every labelled tile to OUT/<code>/ for classifier training, then exit.")] = None,
+        reviewed_only: Annotated[bool, typer.Option(
+            "--reviewed-only", help="Exports take only images marked reviewed.")] = False,
     ) -> None:
         """Label a folder of photos in the browser: the model proposes, you correct; saved on every change."""
         if not 0 <= port <= 65535:
             raise InputError(f"--port must be 0..65535, got {port}")
+        if export_crops is not None:
+            run_export_crops(folder, manifest, export_crops, reviewed_only)
+            return
         serve(folder, port, host, model, no_model, manifest, verbose)
 
