@@ -32,7 +32,7 @@ import numpy as np
 
 from scoring.errors import InputError
 from vision.live.capture import Frame, FrameGrabber, GrabberStatus, Pace
-from vision.live.engine import HandReader, LiveEngine, LiveEvent, LiveUpdate
+from vision.live.engine import HandReader, LiveEngine, LiveEvent, LiveUpdate, StageTimes
 from vision.live.panel import PanelInfo, draw_live
 
 WINDOW_NAME = "taicam live"
@@ -65,12 +65,10 @@ class SessionSummary:
     events: list[dict[str, Any]] = field(default_factory=list)
     #: ``time.monotonic()`` at which each event was decided (for latency measurements).
     event_clock: list[float] = field(default_factory=list)
+    #: Per-stage seconds of the most recent processed frames (for the benchmark).
+    stage_times: deque[StageTimes] = field(default_factory=lambda: deque(maxlen=5000))
 
     @property
-    def rules_label(self) -> str:
-        """The rule set in use, by its id (a rule file's own id, not its path)."""
-        return str(getattr(self.engine.read_hand, "rules_id", self.rules))
-
     def processed_fps(self) -> float:
         return self.frames_processed / self.wall_seconds if self.wall_seconds > 0 else 0.0
 
@@ -317,6 +315,7 @@ class LiveSession:
             self._process_times.append(time.monotonic())
             self.summary.frames_processed += 1
             self.summary.processing_seconds += update.times.total
+            self.summary.stage_times.append(update.times)
             if update.event is not None:
                 document = event_document(update, self.summary.source)
                 self._events.append(document)

@@ -1,0 +1,99 @@
+"""End to end: ``taicam live`` on a real video of a rendered hand being laid out, with the shipped models.
+
+The video (640x480, 10 fps) shows an empty table, the hand's tiles put down one by one, the hand
+left alone, a player's hand sweeping over it, and a change of light. The live mode must announce
+the hand once, only after the last tile is down and the hold time has passed, with the score the
+scoring engine gives the rendered hand.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import cv2
+import pytest
+
+from scoring import hand_from_json, score_hand
+from vision.cli import main
+from vision.live.scenario import Script, render_table_scene, script_frames, write_video
+from vision.models import models_dir
+
+MODELS = ("detector.onnx", "classifier.onnx", "classifier.labels.json")
+missing = [name for name in MODELS if not (models_dir() / name).is_file()]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(bool(missing), reason=f"shipped models not present yet: {', '.join(missing)}"),
+]
+
+SEED = 5
+HOLD = 0.8
+
+
+@pytest.fixture(scope="module")
+def table_video(tmp_path_factory: pytest.TempPathFactory):
+    scene = render_table_scene(SEED, 640, 480)
+    frames, times = script_frames(scene, Script(fps=10.0))
+    path = tmp_path_factory.mktemp("live") / "table.avi"
+    write_video(path, frames, times.fps)
+    return scene, times, path
+
+
+def context_flags(context: dict) -> list[str]:
+    flags = ["--seat", context["seat_wind"], "--round", context["round_wind"]]
+    flags.append("--self-drawn" if context.get("self_drawn") else "--discard")
+    flags.append("--dealer" if context.get("dealer") else "--not-dealer")
+    flags += ["--streak", str(context.get("dealer_streak", 0))]
+    return flags
+
+
+def test_the_hand_is_announced_once_after_it_is_laid_out_with_its_score(table_video, capsys, tmp_path: Path):
+    scene, times, video = table_video
+    annotated = tmp_path / "annotated.avi"
+    argv = [
+        "live",
+        "--source",
+        str(video),
+        "--headless",
+        "--json",
+        "--hold",
+        str(HOLD),
+        "--annotate",
+        str(annotated),
+    ]
+    status = main(argv + context_flags(scene.hand["context"]))
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    events = [json.loads(line) for line in captured.out.splitlines()]
+    assert [event["event"] for event in events] == ["hand"], captured.out
+    event = events[0]
+    # Not while tiles were being placed: only once the last one had been still for the hold time.
+    assert event["time"] >= times.last_tile + HOLD - 1e-6
+    assert event["time"] <= times.last_tile + HOLD + 1.0
+    hand = event["hand"]
+    expected = scene.hand
+    assert sorted(hand["concealed"]) == sorted(expected["concealed"])
+    assert sorted(hand["flowers"]) == sorted(expected["flowers"])
+    assert sorted((m["kind"], sorted(m["tiles"]), m["concealed"]) for m in hand["melds"]) == sorted(
+        (m["kind"], sorted(m["tiles"]), m["concealed"]) for m in expected["melds"]
+    )
+    assert event["score"]["total"] == score_hand(hand_from_json(expected)).total
+    assert "end of video file" in captured.err and "1 hand(s) announced" in captured.err
+    capture = cv2.VideoCapture(str(annotated))
+    assert int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) == round(times.end * times.fps)
+    capture.release()
+
+
+def test_human_output_names_the_total(table_video, capsys):
+    scene, _, video = table_video
+    status = main(
+        ["live", "--source", str(video), "--headless", "--max-seconds", "9"]
+        + context_flags(scene.hand["context"])
+    )
+    captured = capsys.readouterr()
+    assert status == 0, captured.err
+    lines = captured.out.splitlines()
+    assert len(lines) == 1
+    total = score_hand(hand_from_json(scene.hand)).total
+    assert f"=>  {total} " in lines[0]
+    assert "stopped after 9 s as asked" in captured.err

@@ -1,0 +1,131 @@
+"""Live-mode benchmark: ``python scripts/benchmark.py live [--width 1280 --height 720 --fps 30] [--json]``.
+
+A rendered hand is laid out tile by tile in a video at camera resolution and frame rate, and the
+video is played *in real time* (the capture thread delivers frames on the video's clock and drops
+what inference cannot take, exactly as with a webcam). The live session runs in its threaded
+arrangement with the annotated picture written at camera rate (standing in for the window).
+
+Measured:
+
+* processed frames per second (inference: detect, classify, track, read) sustained over the run;
+* displayed frames per second (annotated frames drawn and written);
+* latency from the change on the table (the last tile put down) to the announced score, wall
+  clock. It includes the hold time (``--hold``, the time the table must stay still), by design.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="benchmark.py live", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--width", type=int, default=1280)
+    parser.add_argument("--height", type=int, default=720)
+    parser.add_argument("--fps", type=float, default=30.0, help="camera frame rate of the played video")
+    parser.add_argument("--seed", type=int, default=7, help="which rendered hand")
+    parser.add_argument("--hold", type=float, default=0.8, help="seconds the table must stay still")
+    parser.add_argument("--tile-interval", type=float, default=0.3, help="seconds between tiles put down")
+    parser.add_argument("--json", action="store_true", help="print the results as one JSON document")
+    return parser.parse_args(argv)
+
+
+def build_video(directory: Path, args: argparse.Namespace) -> tuple[Path, Any, Any]:
+    from vision.live.scenario import Script, render_table_scene, script_frames, write_video
+
+    scene = render_table_scene(args.seed, args.width, args.height)
+    script = Script(fps=args.fps, tile_interval=args.tile_interval, hold=3.0, sweep=1.5, tail=3.0)
+    frames, times = script_frames(scene, script)
+    path = directory / "table.avi"
+    write_video(path, frames, times.fps)
+    return path, scene, times
+
+
+def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
+    from vision.live.capture import FrameGrabber, Pace, parse_source
+    from vision.live.engine import EngineConfig, LiveEngine
+    from vision.live.reading import PipelineHandReader
+    from vision.live.session import EventSink, LiveSession, SessionOptions
+    from vision.live.stability import StabilityConfig
+    from vision.models.classifier import TileClassifier
+    from vision.models.detector import TileDetector
+
+    with tempfile.TemporaryDirectory(prefix="taicam-live-bench-") as folder:
+        directory = Path(folder)
+        video, scene, times = build_video(directory, args)
+        context = scene.hand.get("context", {})
+        reader = PipelineHandReader("taiwan", None, context, "benchmark")
+        engine = LiveEngine(
+            TileDetector(),
+            TileClassifier(),
+            reader,
+            EngineConfig(stability=StabilityConfig(hold_seconds=args.hold)),
+        )
+        grabber = FrameGrabber(parse_source(str(video)), pace=Pace.LIVE).start()
+        options = SessionOptions(headless=True, annotate_path=directory / "annotated.avi")
+        session = LiveSession(
+            grabber,
+            engine,
+            rules_cycle=["taiwan"],
+            make_reader=lambda rules: PipelineHandReader(rules, None, context, "benchmark"),
+            sink=EventSink(io.StringIO(), json_lines=True),
+            options=options,
+            hold_seconds=args.hold,
+        )
+        summary = session.run()
+        started = grabber.started_at
+    hands = [
+        (document, clock)
+        for document, clock in zip(summary.events, summary.event_clock, strict=True)
+        if document["event"] == "hand"
+    ]
+    latency = None
+    announced_total = None
+    if hands:
+        document, clock = hands[0]
+        latency = clock - (started + times.last_tile)
+        announced_total = (document.get("score") or {}).get("total")
+    from scoring import hand_from_json, score_hand
+
+    expected_total = score_hand(hand_from_json(scene.hand)).total
+    detect = [stage.detect for stage in summary.stage_times]
+    classify = [stage.classify for stage in summary.stage_times]
+    return {
+        "resolution": f"{args.width}x{args.height}",
+        "camera_fps": args.fps,
+        "video_seconds": round(times.end, 2),
+        "frames_read": summary.frames_read,
+        "frames_processed": summary.frames_processed,
+        "processed_fps": round(summary.processed_fps, 2),
+        "displayed_fps": round(summary.frames_shown / summary.wall_seconds, 2)
+        if summary.wall_seconds
+        else 0.0,
+        "detect_ms_median": round(1000 * statistics.median(detect), 1) if detect else None,
+        "classify_ms_median": round(1000 * statistics.median(classify), 1) if classify else None,
+        "hold_seconds": args.hold,
+        "latency_seconds": None if latency is None else round(latency, 3),
+        "hands_announced": summary.hands_announced,
+        "announced_total": announced_total,
+        "expected_total": expected_total,
+    }
+
+
+def main(argv: list[str]) -> int:
+    args = parse_args(argv)
+    started = time.monotonic()
+    result = run_benchmark(args)
+    result["benchmark_seconds"] = round(time.monotonic() - started, 1)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    width = max(len(key) for key in result)
+    for key, value in result.items():
+        print(f"{key:<{width}}  {value}")
+    return 0
