@@ -211,13 +211,13 @@ def check_hand(hand: Hand, ruleset: RuleSet, context) -> str | None:
     size = len(hand.concealed) + 3 * len(hand.melds)
     if is_flower(hand.winning_tile):
         if size not in (ruleset.hand_tiles, ruleset.hand_tiles + 1):
-            return (f"wrong tile count: {size} tiles (kongs counted as 3) with a flower win; expected "
+            return (f"wrong tile count: {size} tile(s) (kongs counted as 3) with a flower win; expected "
                     f"{ruleset.hand_tiles} or {ruleset.hand_tiles + 1}")
         if hand.winning_tile not in hand.flowers and not context.robbed_eighth_flower:
             return f"winning flower {hand.winning_tile} is not among the hand's flowers"
     else:
         if size != ruleset.hand_tiles + 1:
-            return (f"wrong tile count: {size} tiles (kongs counted as 3); a win under {ruleset.id} "
+            return (f"wrong tile count: {size} tile(s) (kongs counted as 3); a win under {ruleset.id} "
                     f"needs {ruleset.hand_tiles + 1} ({sets} sets + a pair)")
         if hand.winning_tile not in hand.concealed:
             return f"winning tile {hand.winning_tile} is not among the standing (concealed) tiles"
@@ -258,8 +258,9 @@ def _not_a_win_reason(hand: Hand, ruleset: RuleSet) -> str:
 def _context_warnings(facts: HandFacts, ruleset: RuleSet, table: TableSettings) -> list[str]:
     out = []
     uses = {row.detector for row in ruleset.patterns}
+    wind_pungs = any(facts.counts[i] >= 3 for i in range(27, 31))
     if facts.context.seat_wind is None and (
-            ("seat_flowers" in uses and facts.flowers) or ("wind_pung" in uses and facts.honours)):
+            ("seat_flowers" in uses and facts.flowers) or ("wind_pung" in uses and wind_pungs)):
         out.append("seat wind not given: seat flower / seat wind items were not scored")
     if facts.context.ting and not table.ting:
         out.append("Ting was declared but the table does not play Ting: no Ting item")

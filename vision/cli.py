@@ -31,6 +31,7 @@ def _root() -> None:
 
 # Each entry is a module with a ``register(app: typer.Typer) -> None`` function.
 COMMAND_MODULES: tuple[str, ...] = (
+    "scoring.cli",
     "vision.photo_cli",
     "vision.label.cli",
     "vision.live.cli",

@@ -1,0 +1,198 @@
+"""The rule-set, table and win-context flags shared by ``taicam score``, ``photo`` and ``live``.
+
+A command declares the flags it wants with the ``Annotated`` aliases below (each defaults to
+``None`` = "not given", so table settings and the hand's own context show through), gathers them
+into :class:`ScoringFlags`, and calls :func:`resolve` to get the rule set and table settings and
+:func:`apply_context` to lay the flags over a hand. Precedence: rule-set defaults < table file <
+hand JSON context < flags.
+
+Example::
+
+    @app.command()
+    def photo(image: Path, rules: RulesOpt = None, table: TableOpt = None, seat: SeatOpt = None, ...):
+        flags = ScoringFlags(rules=rules, table=table, seat=seat, ...)
+        ruleset, settings = resolve(flags)
+        report = score_hand(apply_context(hand, flags), ruleset, settings)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from scoring.errors import InputError
+from scoring.hand import Hand, WinContext, wind_code
+from scoring.rules import RuleSet, load_ruleset
+from scoring.table import TableSettings, load_table
+
+RulesOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--rules",
+        "-r",
+        help="Rule set: taiwan (default), lrc, dxb, mahjongtime, allmj, classic, or a .toml path.",
+    ),
+]
+TableOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--table", help="Table settings TOML (rules, minimum points, Ting, dice cap, house options, context)."
+    ),
+]
+SeatOpt = Annotated[
+    str | None, typer.Option("--seat", help="Winner's seat wind: E, S, W, N (East = dealer).")
+]
+RoundOpt = Annotated[str | None, typer.Option("--round", help="Round (prevailing) wind: E, S, W, N.")]
+SelfDrawnOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--self-drawn/--discard", help="Won on a self-drawn tile, or on a discard.", show_default=False
+    ),
+]
+DealerOpt = Annotated[
+    bool | None,
+    typer.Option(
+        "--dealer/--not-dealer",
+        help="The winner is (not) the dealer (default: sitting East).",
+        show_default=False,
+    ),
+]
+StreakOpt = Annotated[
+    int | None, typer.Option("--streak", min=0, help="Dealer's consecutive wins (die on the wall).")
+]
+DiscarderOpt = Annotated[
+    str | None, typer.Option("--discarder", help="Seat wind of the player who discarded.")
+]
+LastTileOpt = Annotated[
+    bool | None, typer.Option("--last-tile", help="Won on the last tile (wall or discard).")
+]
+RobbingKongOpt = Annotated[bool | None, typer.Option("--robbing-kong", help="Won by robbing a kong.")]
+ReplacementOpt = Annotated[
+    bool | None, typer.Option("--replacement", help="Won on the replacement tile after a flower or kong.")
+]
+KongChainOpt = Annotated[bool | None, typer.Option("--kong-chain", help="LRC: chain of self-drawn kongs.")]
+TingOpt = Annotated[bool | None, typer.Option("--ting", help="Declared ready (Ting).")]
+DealtReadyOpt = Annotated[
+    bool | None, typer.Option("--dealt-ready", help="Ready on the dealt hand (announced).")
+]
+TilesOnTableOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--tiles-on-table", min=0, help="Discards (LRC/DXB: and declared tiles) on the table at the win."
+    ),
+]
+FirstTurnOpt = Annotated[
+    bool | None, typer.Option("--first-turn", help="Won on the first turn (heavenly / earthly hand).")
+]
+SecondTurnOpt = Annotated[bool | None, typer.Option("--second-turn", help="allmj: won on the second turn.")]
+RobbedFlowerOpt = Annotated[
+    bool | None,
+    typer.Option("--robbed-eighth-flower", help="Seven flowers held, the eighth robbed from another player."),
+]
+MinimumOpt = Annotated[int | None, typer.Option("--minimum", min=0, help="Minimum points to declare a win.")]
+LimitOpt = Annotated[int | None, typer.Option("--limit", min=0, help="Cap on a hand's total.")]
+DiceCapOpt = Annotated[int | None, typer.Option("--dice-cap", min=0, help="Cap on the dealer streak paid.")]
+NoTingOpt = Annotated[bool | None, typer.Option("--no-ting-in-play", help="The table does not play Ting.")]
+OptionOpt = Annotated[
+    list[str] | None,
+    typer.Option("--option", "-o", help="House option KEY=VALUE (true/false or a number); repeatable."),
+]
+
+
+@dataclass
+class ScoringFlags:
+    """Every scoring flag a command received (None = not given)."""
+
+    rules: str | None = None
+    table: Path | None = None
+    seat: str | None = None
+    round: str | None = None
+    self_drawn: bool | None = None
+    dealer: bool | None = None
+    streak: int | None = None
+    discarder: str | None = None
+    last_tile: bool | None = None
+    robbing_kong: bool | None = None
+    replacement: bool | None = None
+    kong_chain: bool | None = None
+    ting: bool | None = None
+    dealt_ready: bool | None = None
+    tiles_on_table: int | None = None
+    first_turn: bool | None = None
+    second_turn: bool | None = None
+    robbed_eighth_flower: bool | None = None
+    minimum: int | None = None
+    limit: int | None = None
+    dice_cap: int | None = None
+    no_ting_in_play: bool | None = None
+    options: list[str] = field(default_factory=list)
+
+    def context(self) -> WinContext:
+        """The win context the flags describe (only what was given)."""
+        return WinContext(
+            self_drawn=self.self_drawn,
+            seat_wind=None if self.seat is None else wind_code(self.seat, "--seat"),
+            round_wind=None if self.round is None else wind_code(self.round, "--round"),
+            dealer=self.dealer,
+            dealer_streak=self.streak,
+            discarder=None if self.discarder is None else wind_code(self.discarder, "--discarder"),
+            last_tile=self.last_tile or None,
+            robbing_kong=self.robbing_kong or None,
+            replacement_draw=self.replacement or None,
+            kong_chain=self.kong_chain or None,
+            ting=self.ting or None,
+            dealt_ready=self.dealt_ready or None,
+            tiles_on_table=self.tiles_on_table,
+            first_turn=self.first_turn or None,
+            second_turn=self.second_turn or None,
+            robbed_eighth_flower=self.robbed_eighth_flower or None,
+        )
+
+
+def parse_option(text: str) -> tuple[str, Any]:
+    """``"key=true"`` -> ``("key", True)``; numbers become ints; anything else stays a string."""
+    key, sep, value = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise InputError(f"--option expects KEY=VALUE, not {text!r}")
+    low = value.strip().lower()
+    if low in ("true", "yes", "on", "1"):
+        return key, True
+    if low in ("false", "no", "off", "0"):
+        return key, False
+    if low.lstrip("-").isdigit():
+        return key, int(low)
+    return key, value.strip()
+
+
+def resolve(flags: ScoringFlags) -> tuple[RuleSet, TableSettings]:
+    """The rule set and table settings after laying the flags over the table file (if any)."""
+    table = load_table(flags.table) if flags.table is not None else TableSettings()
+    ruleset = load_ruleset(flags.rules or table.rules)
+    options = dict(table.options)
+    for text in flags.options or []:
+        key, value = parse_option(text)
+        if key not in ruleset.options:
+            known = ", ".join(sorted(ruleset.options)) or "none"
+            raise InputError(f"--option {key!r} is not an option of rule set {ruleset.id!r} (known: {known})")
+        options[key] = value
+    changes: dict[str, Any] = {"rules": flags.rules or table.rules, "options": options}
+    if flags.minimum is not None:
+        changes["minimum_points"] = flags.minimum
+    if flags.limit is not None:
+        changes["limit"] = flags.limit
+    if flags.dice_cap is not None:
+        changes["dice_cap"] = flags.dice_cap
+    if flags.no_ting_in_play:
+        changes["ting"] = False
+    return ruleset, replace(table, **changes)
+
+
+def apply_context(hand: Hand, flags: ScoringFlags) -> Hand:
+    """``hand`` with the context flags laid over its own context (flags win where given)."""
+    override = flags.context()
+    merged = hand.context.merged(override)
+    return hand if merged is hand.context else replace(hand, context=merged)

@@ -1,0 +1,163 @@
+"""``taicam score`` / ``taicam rules`` end to end through the real CLI entry point."""
+
+import json
+
+import pytest
+
+from vision.cli import main
+
+HAND = ["123m", "456p", "789s", "3z", "[555z]", "(9999p)", "16f", "+3z"]
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_score_notation_prints_a_table(capsys):
+    code, out, err = run(capsys, "score", *HAND, "--seat", "E", "--round", "E", "--streak", "1")
+    assert code == 0, err
+    assert "TOTAL" in out and "Concealed kong" in out
+    assert "dealer 1 + streak 1" in out
+
+
+def test_score_json_matches_design_md(capsys):
+    code, out, _ = run(capsys, "score", *HAND, "--json", "--rules", "lrc", "--seat", "S", "--discarder", "E")
+    assert code == 0
+    doc = json.loads(out)
+    assert set(doc) >= {"rules", "valid", "total", "unit", "items", "payments", "warnings"}
+    assert doc["rules"] == "lrc" and doc["valid"] is True
+    assert doc["total"] == sum(item["value"] for item in doc["items"])
+    assert any(side["id"] == "concealed_kong_payment" for side in doc["side_payments"])
+
+
+def test_flags_override_the_hand_context(capsys, tmp_path):
+    hand = {
+        "concealed": [
+            "1m",
+            "2m",
+            "3m",
+            "4m",
+            "5m",
+            "6m",
+            "7m",
+            "8m",
+            "9m",
+            "2p",
+            "3p",
+            "4p",
+            "5s",
+            "5s",
+            "6s",
+            "7s",
+            "8s",
+        ],
+        "winning_tile": "5s",
+        "context": {"self_drawn": False},
+    }
+    path = tmp_path / "hand.json"
+    path.write_text(json.dumps(hand))
+    _, out, _ = run(capsys, "score", "--hand", str(path), "--json")
+    assert not any(item["id"] == "concealed_self_drawn" for item in json.loads(out)["items"])
+    _, out, _ = run(capsys, "score", "--hand", str(path), "--json", "--self-drawn")
+    assert any(item["id"] == "concealed_self_drawn" for item in json.loads(out)["items"])
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("score", "123m", "456p", "+3z"),  # wrong tile count
+        ("score", "1111m", "123m", "456m", "789m", "55s", "67s", "+8s"),  # a fifth copy
+        ("score", "[124m]", "+1m"),  # an illegal meld
+        ("score", "123q", "+1m"),  # an unknown code
+        ("score", *HAND, "--rules", "nope"),  # unknown rule set
+        ("score",),  # nothing to score
+        ("score", *HAND, "--seat", "Q"),
+        ("score", *HAND, "--option", "nonsense=1"),
+        ("rules", "nope"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(capsys, args):
+    code, out, err = run(capsys, *args)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("taicam: error:")
+    assert "Traceback" not in err and out == ""
+
+
+def test_malformed_rule_file_exits_2(capsys, tmp_path):
+    bad = tmp_path / "house.toml"
+    bad.write_text('id = "house"\nname = "x"\n[[pattern]]\nid = "a"\nname = "A"\nvalue = "ten"\n')
+    code, _, err = run(capsys, "score", *HAND, "--rules", str(bad))
+    assert code == 2 and "rule file" in err and "value" in err
+    bad.write_text("this is = = not toml")
+    code, _, err = run(capsys, "score", *HAND, "--rules", str(bad))
+    assert code == 2 and "not valid TOML" in err
+
+
+def test_batch_keeps_going_after_a_bad_hand(capsys, tmp_path):
+    good = {
+        "concealed": [
+            "1m",
+            "2m",
+            "3m",
+            "4m",
+            "5m",
+            "6m",
+            "7m",
+            "8m",
+            "9m",
+            "2p",
+            "3p",
+            "4p",
+            "5s",
+            "5s",
+            "6s",
+            "7s",
+            "8s",
+        ],
+        "winning_tile": "5s",
+    }
+    lines = [
+        json.dumps({"concealed": ["1m"], "winning_tile": "1m"}),
+        "not json",
+        json.dumps(good),
+        json.dumps(dict(good, winning_tile="9q")),
+    ]
+    path = tmp_path / "hands.jsonl"
+    path.write_text("\n".join(lines))
+    code, out, err = run(capsys, "score", "--hand", str(path), "--json")
+    docs = [json.loads(line) for line in out.splitlines()]
+    assert [d["valid"] for d in docs] == [False, False, True, False]
+    assert code == 2 and "3 of 4 hands" in err
+    array = tmp_path / "hands.json"
+    array.write_text(json.dumps([good, good]))
+    code, out, _ = run(capsys, "score", "--hand", str(array), "--json")
+    assert code == 0 and len(out.splitlines()) == 2
+
+
+def test_rules_lists_and_prints_tables(capsys):
+    code, out, _ = run(capsys, "rules")
+    assert code == 0
+    for rid in ("taiwan", "lrc", "dxb", "mahjongtime", "allmj", "classic"):
+        assert rid in out
+    code, out, _ = run(capsys, "rules", "mahjongtime")
+    assert code == 0 and "Winning" in out and "Exposed hand" in out
+    code, out, _ = run(capsys, "rules", "classic", "--json")
+    assert json.loads(out)["hand_tiles"] == 13
+
+
+def test_table_settings_file(capsys, tmp_path):
+    table = tmp_path / "table.toml"
+    table.write_text('rules = "lrc"\nminimum_points = 200\nlimit = 20\n[context]\nseat_wind = "S"\n')
+    code, out, _ = run(capsys, "score", *HAND, "--table", str(table), "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["rules"] == "lrc" and doc["total"] == 20
+    assert any("limit" in w for w in doc["warnings"]) and any("minimum" in w for w in doc["warnings"])
+    code, out, _ = run(
+        capsys, "score", *HAND, "--table", str(table), "--json", "--rules", "taiwan", "--limit", "100"
+    )
+    assert json.loads(out)["rules"] == "taiwan"
+    table.write_text('rules = "lrc"\nminimum = 3\n')
+    code, _, err = run(capsys, "score", *HAND, "--table", str(table))
+    assert code == 2 and "unknown key" in err
