@@ -12,7 +12,7 @@ from pathlib import Path
 
 import scoring
 from scoring import hand_from_json, score_hand
-from vision.live.engine import EngineConfig, LiveEngine, LiveEvent
+from vision.live.engine import EngineConfig, LiveEngine, LiveEvent, LiveUpdate
 from vision.live.reading import pipeline_hand_reader
 from vision.live.session import describe_event, event_document
 from vision.live.stability import StabilityConfig
@@ -57,10 +57,12 @@ class Table:
         self.t = 0.0
         self.frame = 0
         self.events: list[tuple[float, LiveEvent, dict]] = []
+        self.last: LiveUpdate | None = None
 
     def show(self, observations: list[Observation], seconds: float = 0.1) -> None:
         for _ in range(max(1, round(seconds * FPS))):
             update = self.engine.step(observations, self.t, self.frame)
+            self.last = update
             if update.event is not None:
                 self.events.append((self.t, update.event, event_document(update, "test")))
             self.t += 1 / FPS
