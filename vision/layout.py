@@ -226,6 +226,10 @@ class _Frame:
         along = (points - origin) @ direction
         return cls(origin, direction, normal, width, height, float(along.min()), float(along.max()))
 
+    def along(self, tile: _Tile) -> float:
+        """Position along the row, in tile widths from its centre."""
+        return float((np.array([tile.x, tile.y]) - self.origin) @ self.direction) / self.width
+
     def position(self, tile: _Tile, signed: bool = False) -> tuple[float, float]:
         """(along beyond the row's ends in tile widths (0 inside), across in tile heights)."""
         offset = np.array([tile.x, tile.y]) - self.origin
@@ -258,11 +262,17 @@ def _hand_runs(frame: _Frame, runs: list[list[_Tile]]) -> list[list[_Tile]]:
             if len(run) >= 2 or run[0].rotated:
                 reach = abs(across)
     keep = []
+    spans = [frame.along(t) for _, run in taken if len(run) >= 2 for t in run]
     for across, run in taken:
         if len(run) >= 2 or (run[0].rotated and abs(across) <= 2.5):
             keep.append(run)
             continue
-        if abs(across) <= 0.5 or any(len(other) >= 2 and abs(a - across) <= 0.6 for a, other in taken):
+        in_line = abs(across) <= 0.5 or any(len(o) >= 2 and abs(a - across) <= 0.6 for a, o in taken)
+        # A lone flower starting a second row of sets lines up with the start (or end) of the rows.
+        position = frame.along(run[0])
+        offset = min(abs(position - min(spans)), abs(position - max(spans))) if spans else math.inf
+        within = run[0].flower and offset <= 0.7
+        if in_line or within:
             keep.append(run)
     return keep
 
@@ -299,13 +309,18 @@ def _choose_concealed(runs: list[list[_Tile]]) -> list[int]:
         return sum(_plain(runs[k]) for k in row)
 
     def fits(row: list[int]) -> bool:
-        frame = _Frame.of([t for k in row for t in runs[k]])
+        tiles = [t for k in row for t in runs[k]]
+        frame = _Frame.of(tiles)
         others = [run for k, run in enumerate(runs) if k not in row]
-        sets = sum(_sets_in(run) if not all(t.face_down for t in run) else int(len(run) == 4)
-                   for run in _hand_runs(frame, others))
-        return standing(row) in (17 - 3 * sets, 16 - 3 * sets)  # the winning tile may lie apart
+        near = _hand_runs(frame, others)
+        sets = sum(_sets_in(run) if not all(t.face_down for t in run) else int(len(run) == 4) for run in near)
+        winning, source = _winning_tile(tiles, frame, near, [])
+        return standing(row) + int(source is not None) == 17 - 3 * sets
 
-    rows.sort(key=lambda row: -standing(row))
+    def sideways(row: list[int]) -> bool:
+        return any(t.rotated for k in row for t in runs[k])
+
+    rows.sort(key=lambda row: (not sideways(row), -standing(row)))
     fitting = [row for row in rows if fits(row)]
     return fitting[0] if fitting else rows[0]
 
