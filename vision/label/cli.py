@@ -37,12 +37,26 @@ def serve(folder: Path, port: int, host: str, model: Path | None, no_model: bool
         server.server_close()
 
 
-def run_export_crops(folder: Path, manifest: Path | None, out_dir: Path, reviewed_only: bool) -> None:
-    from vision.label.exchange import export_crops
+def run_exchange(folder: Path, manifest: Path | None, crops: Path | None, yolo: Path | None,
+                 coco: Path | None, source: Path | None, reviewed_only: bool, replace: bool) -> None:
+    """Import first (so an import + export in one call exports what was imported), then exports."""
+    from vision.label import exchange
     from vision.label.workspace import LabelWorkspace
 
-    counts = export_crops(LabelWorkspace(folder, manifest), out_dir, reviewed_only)
-    print(f"taicam label: wrote {sum(counts.values())} crops of {len(counts)} codes to {out_dir}")
+    workspace = LabelWorkspace(folder, manifest)
+    if source is not None:
+        imported, kept, unmatched = exchange.import_labels(workspace, source, replace)
+        print(f"taicam label: imported labels for {imported} photos into {workspace.manifest_path}; "
+              f"kept existing labels on {kept}; {unmatched} not found in {workspace.root}")
+    if crops is not None:
+        counts = exchange.export_crops(workspace, crops, reviewed_only)
+        print(f"taicam label: wrote {sum(counts.values())} crops of {len(counts)} codes to {crops}")
+    if yolo is not None:
+        print(f"taicam label: wrote {exchange.export_yolo(workspace, yolo, reviewed_only)} photos "
+              f"as YOLO to {yolo}")
+    if coco is not None:
+        print(f"taicam label: wrote {exchange.export_coco(workspace, coco, reviewed_only)} photos "
+              f"as COCO to {coco}")
 
 
 def register(app: typer.Typer) -> None:
@@ -60,14 +74,24 @@ def register(app: typer.Typer) -> None:
         verbose: Annotated[bool, typer.Option("--verbose", help="Log every request on stderr.")] = False,
         export_crops: Annotated[Path | None, typer.Option(
             help="Write every labelled tile to OUT/<code>/ for classifier training, then exit.")] = None,
+        export_yolo: Annotated[Path | None, typer.Option(
+            help="Write the labels as a YOLO folder, then exit.")] = None,
+        export_coco: Annotated[Path | None, typer.Option(
+            help="Write the labels as COCO (OUT/annotations.json + images), then exit.")] = None,
+        import_labels: Annotated[Path | None, typer.Option(
+            "--import", help="Take labels from a YOLO folder or a COCO JSON for photos not labelled yet, "
+                             "then exit.")] = None,
+        replace: Annotated[bool, typer.Option(
+            "--replace", help="With --import: overwrite photos that already have labels.")] = False,
         reviewed_only: Annotated[bool, typer.Option(
             "--reviewed-only", help="Exports take only images marked reviewed.")] = False,
     ) -> None:
         """Label a folder of photos in the browser: the model proposes, you correct; saved on every change."""
         if not 0 <= port <= 65535:
             raise InputError(f"--port must be 0..65535, got {port}")
-        if export_crops is not None:
-            run_export_crops(folder, manifest, export_crops, reviewed_only)
+        if any(option is not None for option in (export_crops, export_yolo, export_coco, import_labels)):
+            run_exchange(folder, manifest, export_crops, export_yolo, export_coco, import_labels,
+                         reviewed_only, replace)
             return
         serve(folder, port, host, model, no_model, manifest, verbose)
 

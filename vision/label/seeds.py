@@ -8,6 +8,7 @@ until the person changes something or accepts the image.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
@@ -16,14 +17,22 @@ from vision.label.proposals import ProposalCache
 from vision.label.workspace import LabelWorkspace
 
 
-def yolo_label_file(root: Path, key: str) -> Path | None:
-    """``.../images/x.jpg`` -> ``.../labels/x.txt`` when that file exists (YOLO's own layout)."""
+def yolo_root(root: Path, key: str) -> Path | None:
+    """The YOLO folder (holding ``images/`` and ``labels/``) an image key lies in, if any."""
     parts = Path(key).parts
-    if "images" not in parts:
+    if "images" not in parts[:-1]:
         return None
     at = len(parts) - 1 - parts[::-1].index("images")
-    candidate = root.joinpath(*parts[:at], "labels", *parts[at + 1:]).with_suffix(".txt")
-    return candidate if candidate.is_file() else None
+    folder = root.joinpath(*parts[:at])
+    return folder if (folder / "labels").is_dir() else None
+
+
+@functools.lru_cache(maxsize=8)
+def _yolo_tiles(folder: Path) -> dict[str, list[TileLabel]]:
+    """Every image's YOLO boxes in ``folder``, by path relative to it (read once per session)."""
+    from vision.dataset.yolo import read_yolo
+
+    return {Path(record.image).as_posix(): record.tiles for record in read_yolo(folder)}
 
 
 def seed_tiles(
@@ -34,22 +43,21 @@ def seed_tiles(
     detections = cache.detections(key, path)
     if detections is not None:
         return [dict(tile) for tile in detections], "detector"
-    label_file = yolo_label_file(workspace.root, key)
-    if label_file is None:
+    folder = yolo_root(workspace.root, key)
+    if folder is None:
         return [], "none"
-    from vision.dataset.yolo import read_yolo_labels
-
-    width, height = workspace.image_size(index)
-    tiles: list[TileLabel] = read_yolo_labels(label_file, width, height)
+    relative = (workspace.root / key).relative_to(folder).as_posix()
+    tiles = _yolo_tiles(folder).get(relative, [])
+    if not tiles:
+        return [], "none"
     readings = cache.readings(key, path, tiles)
     seeded = []
     for tile, reading in zip(tiles, readings, strict=True):
         obj = tile.to_json()
-        if reading:
-            if obj["code"] == UNKNOWN_CODE:
-                obj["code"] = reading[0][0]
-            obj["face_down"] = obj["code"] == "back" or None
-        obj = {k: v for k, v in obj.items() if v is not None}
+        if reading and obj["code"] == UNKNOWN_CODE:
+            obj["code"] = reading[0][0]  # the classifier proposes what the YOLO file did not say
+            if obj["code"] == "back":
+                obj["face_down"] = True
         obj["candidates"] = reading or []
         seeded.append(obj)
     return seeded, "yolo"
