@@ -15,15 +15,9 @@ from typing import Annotated, Any
 
 import typer
 
+from scoring import cli_options as opts
 from scoring.errors import InputError
 from vision.types import GroupRole
-
-
-def _context_from_flags(**flags: Any) -> dict[str, Any]:
-    from scoring.hand import context_from_json
-
-    given = {key: value for key, value in flags.items() if value is not None}
-    return context_from_json(given).to_json()
 
 
 def _annotate_path(target: Path, image: Path, many: bool) -> Path:
@@ -84,15 +78,12 @@ def format_result(result: Any) -> str:
     return "\n".join(lines)
 
 
-def run_photos(images: list[Path], *, rules: str | None, table_path: Path | None, context: dict[str, Any],
-               as_json: bool, annotate: Path | None) -> int:
+def run_photos(images: list[Path], *, ruleset: Any, table: Any, context: dict[str, Any], as_json: bool,
+               annotate: Path | None, pipeline: Any = None) -> int:
     """Read every photo; return the exit status (0 all read, 2 if any photo was bad input)."""
-    from scoring import load_ruleset, load_table
     from vision.pipeline import PhotoPipeline, PhotoReadError, failed_result
 
-    table = load_table(table_path) if table_path is not None else None
-    ruleset = load_ruleset(rules or getattr(table, "rules", None) or "taiwan")
-    pipeline = PhotoPipeline()
+    pipeline = pipeline or PhotoPipeline()
     status = 0
     for image in images:
         try:
@@ -122,44 +113,45 @@ def run_photos(images: list[Path], *, rules: str | None, table_path: Path | None
     return status
 
 
-def _flag(name: str, help_text: str, kind: Any = str) -> Any:
-    return Annotated[kind | None, typer.Option(name, help=help_text)]
-
-
-Rules = _flag("--rules", "Rule set id or file (default: the table file's rules, else taiwan).")
-Table = _flag("--table", "Table settings TOML file (rules, minimum, house options, default context).", Path)
-Seat = _flag("--seat", "Winner's seat wind: E S W N (1z..4z).")
-Round = _flag("--round", "Round (prevailing) wind: E S W N.")
-SelfDrawn = _flag("--self-drawn/--discard", "Won by self-draw, or on a discard.", bool)
-Discarder = _flag("--discarder", "Seat wind of the player whose discard won.")
-Dealer = _flag("--dealer/--not-dealer", "The winner is the dealer.", bool)
-Streak = _flag("--streak", "Dealer's consecutive wins before this hand (the die).", int)
-LastTile = _flag("--last-tile", "Won on the last tile of the wall.", bool)
-RobbingKong = _flag("--robbing-kong", "Won by robbing a kong.", bool)
-Replacement = _flag("--replacement", "Won on a replacement tile (after a flower or kong).", bool)
-Ting = _flag("--ting", "The winner had declared Ting.", bool)
-TilesOnTable = _flag("--tiles-on-table", "Tiles discarded when the hand was won (early wins).", int)
 Images = Annotated[list[Path], typer.Argument(help="Photo(s) of a winning hand laid out on the table.")]
 AsJson = Annotated[bool, typer.Option("--json", help="One JSON document per photo on stdout, nothing else.")]
-Annotate = _flag("--annotate", "Write the annotated photo here (a folder for several photos).", Path)
+Annotate = Annotated[Path | None, typer.Option(
+    "--annotate", help="Write the annotated photo here (a folder when several photos are given).")]
+
+
+# The live command imports these names; they are scoring.cli_options' shared flags (use those directly).
+Rules, Table, Seat, Round = opts.RulesOpt, opts.TableOpt, opts.SeatOpt, opts.RoundOpt
+SelfDrawn, Discarder, Dealer, Streak = opts.SelfDrawnOpt, opts.DiscarderOpt, opts.DealerOpt, opts.StreakOpt
+LastTile, RobbingKong, Replacement = opts.LastTileOpt, opts.RobbingKongOpt, opts.ReplacementOpt
+Ting, TilesOnTable = opts.TingOpt, opts.TilesOnTableOpt
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``taicam photo`` to the root app."""
+    """Add ``taicam photo`` to the root app (scoring flags shared with ``taicam score``)."""
 
     @app.command("photo")
-    def photo(images: Images, rules: Rules = None, table: Table = None, seat: Seat = None,
-              round_wind: Round = None, self_drawn: SelfDrawn = None, discarder: Discarder = None,
-              dealer: Dealer = None, streak: Streak = None, last_tile: LastTile = None,
-              robbing_kong: RobbingKong = None, replacement: Replacement = None, ting: Ting = None,
-              tiles_on_table: TilesOnTable = None, as_json: AsJson = False,
-              annotate: Annotate = None) -> None:
+    def photo(images: Images, as_json: AsJson = False, annotate: Annotate = None,
+              rules: opts.RulesOpt = None, table: opts.TableOpt = None, seat: opts.SeatOpt = None,
+              round_wind: opts.RoundOpt = None, self_drawn: opts.SelfDrawnOpt = None,
+              dealer: opts.DealerOpt = None, streak: opts.StreakOpt = None,
+              discarder: opts.DiscarderOpt = None, last_tile: opts.LastTileOpt = None,
+              robbing_kong: opts.RobbingKongOpt = None, replacement: opts.ReplacementOpt = None,
+              kong_chain: opts.KongChainOpt = None, ting: opts.TingOpt = None,
+              dealt_ready: opts.DealtReadyOpt = None, tiles_on_table: opts.TilesOnTableOpt = None,
+              first_turn: opts.FirstTurnOpt = None, second_turn: opts.SecondTurnOpt = None,
+              robbed_eighth_flower: opts.RobbedFlowerOpt = None, minimum: opts.MinimumOpt = None,
+              limit: opts.LimitOpt = None, dice_cap: opts.DiceCapOpt = None,
+              no_ting_in_play: opts.NoTingOpt = None, option: opts.OptionOpt = None) -> None:
         """Read photos of winning hands laid out on the table and score them."""
-        context = _context_from_flags(
-            seat_wind=seat, round_wind=round_wind, self_drawn=self_drawn, discarder=discarder,
-            dealer=dealer, dealer_streak=streak, last_tile=last_tile, robbing_kong=robbing_kong,
-            replacement_draw=replacement, ting=ting, tiles_on_table=tiles_on_table)
-        status = run_photos(images, rules=rules, table_path=table, context=context, as_json=as_json,
-                            annotate=annotate)
+        flags = opts.ScoringFlags(
+            rules=rules, table=table, seat=seat, round=round_wind, self_drawn=self_drawn, dealer=dealer,
+            streak=streak, discarder=discarder, last_tile=last_tile, robbing_kong=robbing_kong,
+            replacement=replacement, kong_chain=kong_chain, ting=ting, dealt_ready=dealt_ready,
+            tiles_on_table=tiles_on_table, first_turn=first_turn, second_turn=second_turn,
+            robbed_eighth_flower=robbed_eighth_flower, minimum=minimum, limit=limit, dice_cap=dice_cap,
+            no_ting_in_play=no_ting_in_play, options=option or [])
+        ruleset, settings = opts.resolve(flags)
+        status = run_photos(images, ruleset=ruleset, table=settings, context=flags.context().to_json(),
+                            as_json=as_json, annotate=annotate)
         if status:
             raise typer.Exit(status)
