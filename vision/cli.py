@@ -35,6 +35,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "vision.photo_cli",
     "vision.label.cli",
     "vision.live.cli",
+    "vision.synth.cli",
 )
 
 

@@ -10,7 +10,7 @@ tile's bounding box, which is what makes 100+ tiles per 1280x960 scene cheap.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -27,7 +27,6 @@ class Lighting:
 
     direction: np.ndarray
     ambient: float = 0.55
-    colour: np.ndarray = field(default_factory=lambda: np.ones(3))
     gloss: float = 0.0  # strength of specular highlights on tile faces
 
     def shade(self, normal: np.ndarray) -> float:
@@ -99,7 +98,7 @@ def bevel_mask(width: int = FACE_SIZE[0], height: int = FACE_SIZE[1]) -> np.ndar
 
 @functools.lru_cache(maxsize=8)
 def highlight_blobs(count: int = 6) -> tuple[np.ndarray, ...]:
-    """Soft elliptical highlights (h, w, 1) at different places on a face, for glossy tiles."""
+    """Soft elliptical highlights (h, w, 3 uint8) at different places on a face, for glossy tiles."""
     width, height = FACE_SIZE
     ys, xs = np.mgrid[0:height, 0:width].astype(np.float32)
     blobs = []
@@ -107,17 +106,24 @@ def highlight_blobs(count: int = 6) -> tuple[np.ndarray, ...]:
     for _ in range(count):
         cx, cy = rng.uniform(0.2, 0.8) * width, rng.uniform(0.15, 0.85) * height
         sx, sy = rng.uniform(0.15, 0.45) * width, rng.uniform(0.1, 0.3) * height
-        blobs.append(np.exp(-(((xs - cx) / sx) ** 2 + ((ys - cy) / sy) ** 2))[:, :, None])
+        blob = 255.0 * np.exp(-(((xs - cx) / sx) ** 2 + ((ys - cy) / sy) ** 2))
+        blobs.append(cv2.merge([blob.astype(np.uint8)] * 3))
     return tuple(blobs)
 
 
-def shade_texture(texture: np.ndarray, gain: np.ndarray, highlight: np.ndarray | None = None,
+def bevelled(texture: np.ndarray) -> np.ndarray:
+    """A face texture with its rim darkened and corners rounded (done once per texture per scene)."""
+    mask = bevel_mask(texture.shape[1], texture.shape[0])
+    return (texture.astype(np.float32) * mask).astype(np.uint8)
+
+
+def shade_texture(texture: np.ndarray, shade: float, highlight: np.ndarray | None = None,
                   strength: float = 0.0) -> np.ndarray:
-    """Texture times the light (per channel gain) with the bevel, plus an optional specular highlight."""
-    shaded = texture.astype(np.float32) * (bevel_mask(texture.shape[1], texture.shape[0]) * gain)
+    """Texture times the light, plus an optional specular highlight (saturating uint8 arithmetic)."""
+    shaded = cv2.convertScaleAbs(texture, alpha=shade)
     if highlight is not None and strength > 0.01:
-        shaded += highlight * (255.0 * strength)
-    return np.clip(shaded, 0, 255).astype(np.uint8)
+        shaded = cv2.addWeighted(shaded, 1.0, highlight, strength, 0.0)
+    return shaded
 
 
 def warp_quad(canvas: np.ndarray, texture: np.ndarray, quad: np.ndarray) -> None:
@@ -141,7 +147,6 @@ def warp_quad(canvas: np.ndarray, texture: np.ndarray, quad: np.ndarray) -> None
 def draw_body(canvas: np.ndarray, body: Body, camera: Camera, light: Lighting,
               rng: np.random.Generator) -> None:
     """Draw the visible sides of ``body`` (back-face culled), textures included."""
-    light_gain = light.colour
     for axis in range(3):
         for sign in (1, -1):
             normal = sign * body.axes[:, axis]
@@ -164,27 +169,27 @@ def draw_body(canvas: np.ndarray, body: Body, camera: Camera, light: Lighting,
                         strength = light.gloss * max(0.0, float(reflected @ view)) ** 12
                         blobs = highlight_blobs()
                         highlight = blobs[int(rng.integers(0, len(blobs)))]
-                    warp_quad(canvas, shade_texture(texture, shade * light_gain, highlight, strength), pixels)
+                    warp_quad(canvas, shade_texture(texture, shade, highlight, strength), pixels)
                     continue
                 colour = body.colour_front if sign > 0 else body.colour_back
-                _fill(canvas, pixels, colour, shade * light_gain)
+                _fill(canvas, pixels, colour, shade)
                 continue
             if body.layer >= 1.0 or body.layer <= 0.0:
                 colour = body.colour_front if body.layer >= 1.0 else body.colour_back
-                _fill(canvas, pixels, colour, shade * light_gain)
+                _fill(canvas, pixels, colour, shade)
                 continue
             # Quad order for sides: corners 0 and 3 are on the face (+normal) side.
             front_edge = pixels[[0, 3]]
             back_edge = pixels[[1, 2]]
             split = front_edge + (back_edge - front_edge) * body.layer
             _fill(canvas, np.array([pixels[0], split[0], split[1], pixels[3]]), body.colour_front,
-                  shade * light_gain)
+                  shade)
             _fill(canvas, np.array([split[0], pixels[1], pixels[2], split[1]]), body.colour_back,
-                  shade * light_gain)
+                  shade)
 
 
-def _fill(canvas: np.ndarray, pixels: np.ndarray, colour: tuple[int, int, int], gain: np.ndarray) -> None:
-    shaded = tuple(float(min(255.0, c * g)) for c, g in zip(colour, gain, strict=True))
+def _fill(canvas: np.ndarray, pixels: np.ndarray, colour: tuple[int, int, int], shade: float) -> None:
+    shaded = tuple(float(min(255.0, c * shade)) for c in colour)
     points = np.round(pixels * 16).astype(np.int32)
     cv2.fillConvexPoly(canvas, points, shaded, cv2.LINE_AA, shift=4)
 

@@ -23,7 +23,7 @@ import numpy as np
 from scoring.tiles import BACK, FACE_CODES, is_flower
 from vision.dataset.manifest import ManifestRecord, TileLabel
 from vision.synth import occluders, photometric
-from vision.synth.bodies import Body, Lighting, draw_body, tile_axes
+from vision.synth.bodies import Body, Lighting, bevelled, draw_body, tile_axes
 from vision.synth.camera import Camera, distort_image, orbit_camera, quantise_k1
 from vision.synth.faces import BACK_COLOURS_BGR, FaceStyle, face_styles, fill_missing
 from vision.synth.hands import HandPlan, plan_hand, random_winning_hand
@@ -51,11 +51,13 @@ class SceneConfig:
     distractors: bool = True
     max_discards: int = 40
     occluder_probability: float = 0.35  # a player's hand over the table
+    lens_probability: float = 0.6  # a visibly distorting lens (else an ideal pinhole)
     lens_k1: tuple[float, float] = (-0.02, 0.12)
     noise_sigma: tuple[float, float] = (0.0, 7.0)
     defocus_sigma: tuple[float, float] = (0.0, 1.6)
     motion_blur_probability: float = 0.12
     jpeg_quality: tuple[int, int] = (55, 95)
+    jpeg_in_memory: bool = True  # return the image as the JPEG would show it (writers encode it instead)
     shadows: bool = True
     photometric: bool = True
 
@@ -90,7 +92,7 @@ class TileLook:
 
     def face(self, code: str, rng: np.random.Generator) -> np.ndarray:
         if code not in self.textures:  # one texture per face per scene, as in a real set
-            self.textures[code] = fill_missing(self.style, code, self.pool, rng)
+            self.textures[code] = bevelled(fill_missing(self.style, code, self.pool, rng))
         return self.textures[code]
 
 
@@ -124,6 +126,8 @@ def render_scene(rng: np.random.Generator, config: SceneConfig | None = None,
     visibility = np.zeros((config.height, config.width), np.int16)
     bodies.sort(key=lambda body: -float(camera.to_camera(body.centre[None])[0, 2]))
     for body in bodies:
+        if not _in_view(body.corners(), camera):
+            continue
         if isinstance(body, occluders.Disc):
             body.draw(image, camera, light, visibility)
             continue
@@ -164,7 +168,7 @@ def _pick_look(rng: np.random.Generator, config: SceneConfig) -> TileLook:
     back_bgr = tuple(int(v) for v in back)
     back_texture = np.empty((32, 24, 3), np.uint8)
     back_texture[:] = back_bgr
-    back_texture = cv2.resize(back_texture, (96, 128))
+    back_texture = bevelled(cv2.resize(back_texture, (96, 128)))
     return TileLook(style=style, pool=pool, width=width, height=width * float(rng.uniform(1.28, 1.4)),
                     depth=width * float(rng.uniform(0.66, 0.8)), back_bgr=back_bgr,
                     back_texture=back_texture, layer=float(rng.uniform(0.45, 0.7)))
@@ -446,7 +450,7 @@ def _frame_camera(rng: np.random.Generator, config: SceneConfig, hand_tiles: lis
     fov = math.radians(float(rng.uniform(*config.fov_degrees)))
     focal = config.width / 2 / math.tan(fov / 2)
     fill = float(rng.uniform(*config.hand_fill))
-    k1 = quantise_k1(float(rng.uniform(*config.lens_k1)))
+    k1 = quantise_k1(float(rng.uniform(*config.lens_k1))) if rng.random() < config.lens_probability else 0.0
     shift = rng.uniform(-0.5, 0.5, 2)
     margin = 0.04
     distance = 700.0
@@ -522,9 +526,9 @@ def _tile_body(tile: PlacedTile, look: TileLook, ident: int, rng: np.random.Gene
 
 def _cast_shadows(image: np.ndarray, camera: Camera, bodies: list[Any], hand_overs: list[Any],
                   light: Lighting, rng: np.random.Generator) -> np.ndarray:
-    """Darken the table where the bodies block the light (soft, drawn at half resolution)."""
-    half_w, half_h = camera.width // 2, camera.height // 2
-    mask = np.zeros((half_h, half_w), np.uint8)
+    """Darken the table where the bodies block the light (soft shadows, drawn at quarter resolution)."""
+    small_w, small_h = camera.width // 4, camera.height // 4
+    mask = np.zeros((small_h, small_w), np.uint8)
     direction = light.direction / max(light.direction[2], 0.2)
     for body in [*bodies, *hand_overs]:
         corners = body.corners()
@@ -532,12 +536,12 @@ def _cast_shadows(image: np.ndarray, camera: Camera, bodies: list[Any], hand_ove
         pixels, depth = camera.project(shadow)
         if depth.min() <= 1:
             continue
-        hull = cv2.convexHull(np.round(pixels * 8).astype(np.int32))  # 1/2 scale with 4 fractional bits
+        hull = cv2.convexHull(np.round(pixels * 4).astype(np.int32))  # 1/4 scale with 4 fractional bits
         cv2.fillConvexPoly(mask, hull, 255, cv2.LINE_AA, shift=4)
-    mask = cv2.GaussianBlur(mask, (0, 0), float(rng.uniform(1.5, 5.0)))
-    mask = cv2.resize(mask, (camera.width, camera.height), interpolation=cv2.INTER_LINEAR)
+    mask = cv2.GaussianBlur(mask, (0, 0), float(rng.uniform(0.6, 2.5)))
     strength = float(rng.uniform(0.25, 0.55)) * (1.0 - light.ambient * 0.5)
     factor = 255 - (mask.astype(np.float32) * strength).astype(np.uint8)
+    factor = cv2.resize(factor, (camera.width, camera.height), interpolation=cv2.INTER_LINEAR)
     return cv2.multiply(image, cv2.merge([factor, factor, factor]), scale=1.0 / 255.0)
 
 
@@ -552,6 +556,8 @@ def _labels(tiles: list[PlacedTile], look: TileLook, camera: Camera, visibility:
         back = body.side_quad(2, -1)
         front_visible = float(tile.axes[:, 2] @ (camera.position - front.mean(axis=0))) > 0
         back_visible = float(-tile.axes[:, 2] @ (camera.position - back.mean(axis=0))) > 0
+        if index >= hand_count and not _in_view(front, camera):
+            continue
         if front_visible:
             quad3, code, face_down = front, tile.code, False
         elif back_visible:
@@ -588,6 +594,16 @@ def _labels(tiles: list[PlacedTile], look: TileLook, camera: Camera, visibility:
     return labels
 
 
+def _in_view(points: np.ndarray, camera: Camera) -> bool:
+    """Is any of ``points`` in front of the camera and inside the (undistorted) image, with a margin?"""
+    pixels, depth = camera.project(points)
+    if depth.min() <= 1.0:
+        return False
+    margin = 0.1 * camera.width
+    return bool(pixels[:, 0].max() > -margin and pixels[:, 0].min() < camera.width + margin
+                and pixels[:, 1].max() > -margin and pixels[:, 1].min() < camera.height + margin)
+
+
 def _box(quad: np.ndarray) -> tuple[float, float, float, float]:
     low, high = quad.min(axis=0), quad.max(axis=0)
     return (float(low[0]), float(low[1]), float(high[0]), float(high[1]))
@@ -619,7 +635,9 @@ def _finish(image: np.ndarray, rng: np.random.Generator, config: SceneConfig,
     image = photometric.blur(image, rng, defocus, motion)
     image = photometric.sensor_noise(image, rng, float(rng.uniform(*config.noise_sigma)))
     quality = int(rng.integers(config.jpeg_quality[0], config.jpeg_quality[1] + 1))
-    return photometric.jpeg_round_trip(image, quality), quality
+    if config.jpeg_in_memory:
+        image = photometric.jpeg_round_trip(image, quality)
+    return image, quality
 
 
 def _camera_summary(camera: Camera) -> dict[str, float]:

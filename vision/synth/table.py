@@ -20,6 +20,7 @@ TEXTURE_SIZE = 1024
 TABLE_X = (-1300.0, 1300.0)
 TABLE_Y = (-900.0, 1700.0)
 KINDS = ("felt", "wood", "cloth")
+_ROTATIONS = (cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCKWISE)
 VARIANTS = 6
 
 #: Typical surface colours (BGR) for each kind; a scene jitters them.
@@ -38,7 +39,7 @@ def _smooth_noise(rng: np.random.Generator, size: int, scale: int) -> np.ndarray
 
 @functools.lru_cache(maxsize=len(KINDS) * VARIANTS)
 def base_texture(kind: str, variant: int) -> np.ndarray:
-    """A grey-ish luminance pattern (float32, around 1.0) for one kind of surface, made from a fixed seed."""
+    """A luminance pattern (uint8, 128 = the surface colour) for one kind of surface, from a fixed seed."""
     rng = np.random.default_rng(1000 * KINDS.index(kind) + variant)
     size = TEXTURE_SIZE
     if kind == "felt":
@@ -67,7 +68,7 @@ def base_texture(kind: str, variant: int) -> np.ndarray:
         if variant % 2:
             motif = np.sign(motif) * (np.abs(motif) > 0.6)
         pattern = 1.0 + weave + 0.22 * motif + 0.04 * _smooth_noise(rng, size, 12)
-    return pattern.astype(np.float32)
+    return np.clip(pattern * 128.0, 0, 255).astype(np.uint8)
 
 
 def table_texture(rng: np.random.Generator) -> tuple[np.ndarray, str]:
@@ -77,15 +78,15 @@ def table_texture(rng: np.random.Generator) -> tuple[np.ndarray, str]:
     palette = {"felt": FELT_COLOURS, "wood": WOOD_COLOURS, "cloth": CLOTH_COLOURS}[kind]
     colour = np.array(palette[int(rng.integers(0, len(palette)))], np.float32)
     colour = np.clip(colour * rng.uniform(0.75, 1.25) + rng.normal(0, 10, 3), 5, 250)
-    flip = int(rng.integers(0, 4))
-    if flip:
-        pattern = np.rot90(pattern, flip)
-    image = pattern[:, :, None] * colour[None, None, :]
-    if kind == "cloth" and rng.random() < 0.5:  # a second print colour
+    turn = int(rng.integers(0, 4))
+    if turn:
+        pattern = cv2.rotate(pattern, _ROTATIONS[turn - 1])
+    image = cv2.transform(pattern[:, :, None], (colour / 128.0).reshape(3, 1))
+    if kind == "cloth" and rng.random() < 0.5:  # a second print colour where the motif is
         second = np.clip(colour[::-1] * rng.uniform(0.6, 1.2), 5, 250)
-        mask = (pattern > 1.12)[:, :, None]
-        image = np.where(mask, pattern[:, :, None] * second[None, None, :], image)
-    return np.clip(image, 0, 255).astype(np.uint8), kind
+        printed = cv2.transform(pattern[:, :, None], (second / 128.0).reshape(3, 1))
+        np.copyto(image, printed, where=(pattern > 143)[:, :, None])
+    return image, kind
 
 
 def table_homography(camera: Camera) -> np.ndarray:
