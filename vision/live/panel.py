@@ -94,7 +94,7 @@ def _draw_tracks(canvas: np.ndarray, update: LiveUpdate, scale: float) -> None:
         label = track.code or "?"
         if track.rotated:
             label += "~"
-        _text(canvas, label, (x1, max(12, y1 - int(4 * scale))), 0.5 * scale, colour)
+        _text(canvas, label, (x1, max(12, y1 - int(4 * scale))), max(0.4, 0.5 * scale), colour)
 
 
 def _draw_groups(canvas: np.ndarray, outcome: HandOutcome, scale: float) -> None:
@@ -110,7 +110,7 @@ def _draw_groups(canvas: np.ndarray, outcome: HandOutcome, scale: float) -> None
         x2, y2 = array[:, 2].max() + pad, array[:, 3].max() + pad
         colour = GROUP_COLOURS[number % len(GROUP_COLOURS)]
         cv2.rectangle(canvas, (int(x1), int(y1)), (int(x2), int(y2)), colour, 1)
-        _text(canvas, str(group), (int(x1), int(y2) + int(14 * scale)), 0.45 * scale, colour)
+        _text(canvas, str(group), (int(x1), int(y2) + int(14 * scale)), max(0.4, 0.45 * scale), colour)
 
 
 def panel_lines(update: LiveUpdate | None, info: PanelInfo) -> list[tuple[str, tuple[int, int, int]]]:
@@ -166,21 +166,70 @@ def panel_lines(update: LiveUpdate | None, info: PanelInfo) -> list[tuple[str, t
 
 
 def _draw_panel(canvas: np.ndarray, update: LiveUpdate | None, info: PanelInfo, scale: float) -> None:
-    lines = panel_lines(update, info)
-    size = 0.5 * scale
-    step = int(22 * scale)
-    width = min(canvas.shape[1], int(430 * scale))
-    height = min(canvas.shape[0], step * len(lines) + int(12 * scale))
-    region = canvas[0:height, canvas.shape[1] - width :]
-    cv2.addWeighted(region, 0.35, np.zeros_like(region), 0.65, 0, dst=region)
-    x = canvas.shape[1] - width + int(8 * scale)
+    """The text panel in the top-right corner, as wide as its longest line (at most 60% of the frame)."""
+    size = max(0.42, 0.55 * scale)
+    thickness = _thickness(size)
+    line_height = cv2.getTextSize("Ag", FONT, size, thickness)[0][1]
+    step = int(line_height * 1.9)
+    margin = max(6, line_height // 2)
+    room = int(canvas.shape[1] * 0.6) - 2 * margin
+    lines = [(_fit(text, size, thickness, room), colour) for text, colour in panel_lines(update, info)]
+    text_width = max(cv2.getTextSize(text, FONT, size, thickness)[0][0] for text, _ in lines)
+    width = min(canvas.shape[1], text_width + 2 * margin)
+    height = min(canvas.shape[0], step * len(lines) + margin)
+    left, top = _free_corner(canvas.shape, width, height, update)
+    region = canvas[top : top + height, left : left + width]
+    cv2.addWeighted(region, 0.3, np.zeros_like(region), 0.7, 0, dst=region)
     for row, (text, colour) in enumerate(lines):
-        _text(canvas, text, (x, step * (row + 1)), size, colour)
+        origin = (left + margin, top + step * (row + 1))
+        cv2.putText(canvas, text, origin, FONT, size, colour, thickness, cv2.LINE_AA)
+
+
+def _free_corner(
+    shape: tuple[int, ...], width: int, height: int, update: LiveUpdate | None
+) -> tuple[int, int]:
+    """The corner (top-right first) where a ``width`` x ``height`` panel covers the fewest tiles."""
+    frame_height, frame_width = shape[:2]
+    corners = [
+        (frame_width - width, 0),
+        (0, frame_height - height),
+        (frame_width - width, frame_height - height),
+        (0, 0),
+    ]
+    boxes = [track.detection.box for track in update.tracker.tracks] if update is not None else []
+
+    def covered(corner: tuple[int, int]) -> float:
+        x, y = corner
+        total = 0.0
+        for x1, y1, x2, y2 in boxes:
+            overlap_w = min(x + width, x2) - max(x, x1)
+            overlap_h = min(y + height, y2) - max(y, y1)
+            if overlap_w > 0 and overlap_h > 0:
+                total += overlap_w * overlap_h
+        return total
+
+    return min(corners, key=covered)
+
+
+def _thickness(size: float) -> int:
+    return max(1, int(round(size * 1.6)))
+
+
+def _fit(text: str, size: float, thickness: int, room: int) -> str:
+    """``text``, shortened with "..." until it fits in ``room`` pixels."""
+    if cv2.getTextSize(text, FONT, size, thickness)[0][0] <= room:
+        return text
+    while len(text) > 4 and cv2.getTextSize(text + "...", FONT, size, thickness)[0][0] > room:
+        text = text[:-1]
+    return text + "..."
 
 
 def _text(
     canvas: np.ndarray, text: str, origin: tuple[int, int], size: float, colour: tuple[int, int, int]
 ) -> None:
-    thickness = max(1, int(round(size * 2)))
-    cv2.putText(canvas, text, origin, FONT, size, (0, 0, 0), thickness + 2, cv2.LINE_AA)
+    """A label on the picture: coloured text on a dark box, readable on any table cloth."""
+    thickness = _thickness(size)
+    (width, height), baseline = cv2.getTextSize(text, FONT, size, thickness)
+    x, y = origin
+    cv2.rectangle(canvas, (x - 2, y - height - 3), (x + width + 2, y + baseline), (20, 20, 20), -1)
     cv2.putText(canvas, text, origin, FONT, size, colour, thickness, cv2.LINE_AA)

@@ -80,6 +80,14 @@ class SessionSummary:
         )
 
 
+def use_system_fonts() -> None:
+    """Point OpenCV's bundled Qt at the system fonts (its wheel ships none and warns on every window)."""
+    for folder in ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/truetype", "/usr/share/fonts"):
+        if Path(folder).is_dir():
+            os.environ.setdefault("QT_QPA_FONTDIR", folder)
+            return
+
+
 def event_document(update: LiveUpdate, source: str) -> dict[str, Any]:
     """The JSON line for an update that carries an event (DESIGN.md's photo document + event fields)."""
     assert update.event is not None
@@ -206,6 +214,7 @@ class LiveSession:
         self._quit = threading.Event()
         self._writer: cv2.VideoWriter | None = None
         self._inference_error: BaseException | None = None
+        self._window_open = False
 
     # -- public ----------------------------------------------------------------------------------
     def run(self) -> SessionSummary:
@@ -355,6 +364,9 @@ class LiveSession:
         if self.options.annotate_path is not None:
             self._write_annotated(annotated)
         if not self.options.headless:
+            if not self._window_open:
+                use_system_fonts()
+                self._window_open = True
             cv2.imshow(WINDOW_NAME, annotated)
         self.summary.frames_shown += 1
         return annotated
