@@ -1,4 +1,8 @@
-"""``taicam live``: score the hand a camera (or a video, or a stream) sees, as soon as it is steady."""
+"""``taicam live``: score the hand a camera (or a video, or a stream) sees, as soon as it is steady.
+
+The rule-set, table and win-context flags are ``scoring.cli_options``' shared ones, so ``live``
+takes exactly the flags ``photo`` and ``score`` take.
+"""
 
 from __future__ import annotations
 
@@ -7,31 +11,44 @@ from typing import Annotated
 
 import typer
 
+from scoring import cli_options as opts
 from vision.live.run import LiveRequest, run_live
 
-# The rule, table and win-context options are exactly ``taicam photo``'s (same names, same help).
-from vision.photo_cli import (
-    Dealer,
-    Discarder,
-    LastTile,
-    Replacement,
-    RobbingKong,
-    Round,
-    Rules,
-    Seat,
-    SelfDrawn,
-    Streak,
-    Table,
-    TilesOnTable,
-    Ting,
-)
-
-
-def context_from_flags(**flags: object) -> dict[str, object]:
-    """The win context the flags describe (only what was given), validated by the scoring package."""
-    from scoring.hand import context_from_json
-
-    return context_from_json({key: value for key, value in flags.items() if value is not None}).to_json()
+Source = Annotated[
+    str,
+    typer.Option("--source", "-s", help="Camera index (0), video file, or stream URL (rtsp://, http://)."),
+]
+Headless = Annotated[
+    bool, typer.Option("--headless", help="No window: print each hand change (and --annotate a video).")
+]
+AsJson = Annotated[
+    bool, typer.Option("--json", help="One JSON line per change of the steady hand on stdout.")
+]
+AnnotateVideo = Annotated[
+    Path | None, typer.Option("--annotate", help="Write the annotated video (.mp4 or .avi).")
+]
+Snapshots = Annotated[
+    Path | None,
+    typer.Option("--snapshots", help="Folder for the 's' key's snapshots (default: current folder)."),
+]
+Hold = Annotated[
+    float, typer.Option("--hold", help="Seconds the table must stay unchanged before a hand counts.")
+]
+Realtime = Annotated[
+    bool,
+    typer.Option(
+        "--realtime", help="Play a video file at its own frame rate, like a camera (frames may be skipped)."
+    ),
+]
+MaxSeconds = Annotated[float | None, typer.Option("--max-seconds", help="Stop after this many seconds.")]
+ReconnectAttempts = Annotated[
+    int,
+    typer.Option(
+        "--reconnect-attempts", help="Reopen a lost camera or stream this many times (with backoff)."
+    ),
+]
+Width = Annotated[int | None, typer.Option("--width", help="Ask the camera for this frame width.")]
+Height = Annotated[int | None, typer.Option("--height", help="Ask the camera for this frame height.")]
 
 
 def register(app: typer.Typer) -> None:
@@ -39,56 +56,40 @@ def register(app: typer.Typer) -> None:
 
     @app.command("live")
     def live(
-        source: Annotated[
-            str,
-            typer.Option(
-                "--source", "-s", help="Camera index (0), video file, or stream URL (rtsp://, http://)."
-            ),
-        ] = "0",
-        rules: Rules = None,
-        table: Table = None,
-        seat: Seat = None,
-        round_wind: Round = None,
-        self_drawn: SelfDrawn = None,
-        discarder: Discarder = None,
-        dealer: Dealer = None,
-        streak: Streak = None,
-        last_tile: LastTile = None,
-        robbing_kong: RobbingKong = None,
-        replacement: Replacement = None,
-        ting: Ting = None,
-        tiles_on_table: TilesOnTable = None,
-        headless: Annotated[
-            bool,
-            typer.Option("--headless", help="No window: print each hand change (and --annotate a video)."),
-        ] = False,
-        json_output: Annotated[
-            bool, typer.Option("--json", help="One JSON line per change of the steady hand on stdout.")
-        ] = False,
-        annotate: Annotated[
-            Path | None, typer.Option(help="Write the annotated video (.mp4 or .avi).")
-        ] = None,
-        snapshots: Annotated[
-            Path | None,
-            typer.Option(help="Folder for the 's' key's snapshots (default: the current folder)."),
-        ] = None,
-        hold: Annotated[
-            float, typer.Option(help="Seconds the table must stay unchanged before a hand counts.")
-        ] = 0.8,
-        realtime: Annotated[
-            bool,
-            typer.Option(
-                "--realtime",
-                help="Play a video file at its own frame rate, like a camera (frames may be skipped).",
-            ),
-        ] = False,
-        max_seconds: Annotated[float | None, typer.Option(help="Stop after this many seconds.")] = None,
-        reconnect_attempts: Annotated[
-            int,
-            typer.Option(help="Reopen a lost camera or stream this many times, waiting longer each time."),
-        ] = 5,
-        width: Annotated[int | None, typer.Option(help="Ask the camera for this frame width.")] = None,
-        height: Annotated[int | None, typer.Option(help="Ask the camera for this frame height.")] = None,
+        source: Source = "0",
+        headless: Headless = False,
+        as_json: AsJson = False,
+        annotate: AnnotateVideo = None,
+        snapshots: Snapshots = None,
+        hold: Hold = 0.8,
+        realtime: Realtime = False,
+        max_seconds: MaxSeconds = None,
+        reconnect_attempts: ReconnectAttempts = 5,
+        width: Width = None,
+        height: Height = None,
+        rules: opts.RulesOpt = None,
+        table: opts.TableOpt = None,
+        seat: opts.SeatOpt = None,
+        round_wind: opts.RoundOpt = None,
+        self_drawn: opts.SelfDrawnOpt = None,
+        dealer: opts.DealerOpt = None,
+        streak: opts.StreakOpt = None,
+        discarder: opts.DiscarderOpt = None,
+        last_tile: opts.LastTileOpt = None,
+        robbing_kong: opts.RobbingKongOpt = None,
+        replacement: opts.ReplacementOpt = None,
+        kong_chain: opts.KongChainOpt = None,
+        ting: opts.TingOpt = None,
+        dealt_ready: opts.DealtReadyOpt = None,
+        tiles_on_table: opts.TilesOnTableOpt = None,
+        first_turn: opts.FirstTurnOpt = None,
+        second_turn: opts.SecondTurnOpt = None,
+        robbed_eighth_flower: opts.RobbedFlowerOpt = None,
+        minimum: opts.MinimumOpt = None,
+        limit: opts.LimitOpt = None,
+        dice_cap: opts.DiceCapOpt = None,
+        no_ting_in_play: opts.NoTingOpt = None,
+        option: opts.OptionOpt = None,
     ) -> None:
         """Watch the table and score the hand once it has been laid out and left still.
 
@@ -96,28 +97,39 @@ def register(app: typer.Typer) -> None:
 
         A video file ends with a summary on stderr; a lost camera is retried, then reported.
         """
-        from scoring import load_table
-
-        context = context_from_flags(
-            seat_wind=seat,
-            round_wind=round_wind,
+        flags = opts.ScoringFlags(
+            rules=rules,
+            table=table,
+            seat=seat,
+            round=round_wind,
             self_drawn=self_drawn,
-            discarder=discarder,
             dealer=dealer,
-            dealer_streak=streak,
+            streak=streak,
+            discarder=discarder,
             last_tile=last_tile,
             robbing_kong=robbing_kong,
-            replacement_draw=replacement,
+            replacement=replacement,
+            kong_chain=kong_chain,
             ting=ting,
+            dealt_ready=dealt_ready,
             tiles_on_table=tiles_on_table,
+            first_turn=first_turn,
+            second_turn=second_turn,
+            robbed_eighth_flower=robbed_eighth_flower,
+            minimum=minimum,
+            limit=limit,
+            dice_cap=dice_cap,
+            no_ting_in_play=no_ting_in_play,
+            options=option or [],
         )
+        ruleset, settings = opts.resolve(flags)
         request = LiveRequest(
             source=source,
-            rules=rules,
-            table=load_table(table) if table is not None else None,
-            context=context,
+            rules=ruleset,
+            table=settings,
+            context=flags.context().to_json(),
             headless=headless,
-            json_lines=json_output,
+            json_lines=as_json,
             annotate=annotate,
             snapshot_dir=snapshots,
             hold_seconds=hold,

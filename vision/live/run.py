@@ -27,7 +27,7 @@ class LiveRequest:
     """Everything ``taicam live`` was asked to do."""
 
     source: str = "0"
-    rules: str | None = None
+    rules: Any = None  # a rule-set id, a rule file, or a loaded scoring.RuleSet
     table: Any = None  # scoring.TableSettings
     context: dict[str, Any] = field(default_factory=dict)
     headless: bool = False
@@ -50,11 +50,21 @@ def has_screen() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def rules_cycle(first: str, first_id: str) -> list[str]:
-    """The rule sets the "r" key steps through: the one in use (an id or a file), then the built-ins."""
+def rules_cycle(first: Any, first_id: str) -> list[Any]:
+    """The rule sets the "r" key steps through: the one in use (id, file or RuleSet), then the built-ins."""
     from scoring import list_rulesets
 
     return [first] + [ruleset.id for ruleset in list_rulesets() if ruleset.id != first_id]
+
+
+def table_for(table: Any, ruleset: Any) -> Any:
+    """The table settings for ``ruleset``: house options that rule set does not know are dropped."""
+    if table is None or not getattr(table, "options", None):
+        return table
+    from dataclasses import replace
+
+    kept = {key: value for key, value in table.options.items() if key in ruleset.options}
+    return replace(table, rules=ruleset.id, options=kept)
 
 
 def check_request(request: LiveRequest) -> None:
@@ -96,8 +106,11 @@ def build_session(request: LiveRequest, detector: Any = None, classifier: Any = 
         rules = request.rules or getattr(request.table, "rules", None) or "taiwan"
         name = source.describe()
 
-        def make_reader(rules_spec: str) -> PipelineHandReader:
-            return PipelineHandReader(rules_spec, request.table, request.context, name)
+        def make_reader(rules_spec: Any) -> PipelineHandReader:
+            from scoring import load_ruleset
+
+            ruleset = load_ruleset(rules_spec)
+            return PipelineHandReader(ruleset, table_for(request.table, ruleset), request.context, name)
 
         reader = make_reader(rules)
         if detector is None:
