@@ -25,6 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--batch-size", type=int, default=defaults.batch_size)
     parser.add_argument("--synth-scenes", type=int, default=defaults.synth_scenes,
                         help="synthetic scenes to render (0 = real photos only)")
+    parser.add_argument("--synth-cache", type=Path, default=defaults.synth_cache,
+                        help="folder that keeps rendered scenes between runs")
     parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument("--threads", type=int, default=defaults.threads)
     args = parser.parse_args(argv)
@@ -33,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     config = DetectorTrainConfig(data_root=args.data_root, output=args.output, steps=args.steps,
                                  batch_size=args.batch_size, synth_scenes=args.synth_scenes,
+                                 synth_cache=args.synth_cache,
                                  seed=args.seed, threads=args.threads)
     result = train_detector(config, log=lambda line: print(line, flush=True))
     print(f"validation: {result.validation}")

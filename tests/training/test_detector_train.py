@@ -105,7 +105,8 @@ def test_loss_falls_when_training_on_one_image() -> None:
 def test_one_training_step_exports_a_model_the_runtime_loads(tmp_path: Path) -> None:
     output = tmp_path / "detector.onnx"
     config = DetectorTrainConfig(data_root=TABLE_PHOTOS, output=output, steps=1, batch_size=2,
-                                 crop_size=256, synth_scenes=0, eval_every=0, max_train_images=2)
+                                 crop_size=256, synth_scenes=0, synth_cache=None, eval_every=0,
+                                 max_train_images=2)
     result = train_detector(config, log=lambda _line: None)
     assert output.is_file() and result.max_abs_diff_onnx < 1e-3
     report = json.loads(output.with_suffix(".train.json").read_text())
@@ -113,3 +114,21 @@ def test_one_training_step_exports_a_model_the_runtime_loads(tmp_path: Path) -> 
     detector = TileDetector(output)
     assert detector.score_threshold == pytest.approx(result.score_threshold)
     assert isinstance(detector.detect(np.zeros((120, 160, 3), np.uint8)), list)
+
+
+def test_synthetic_scenes_are_cached_exactly(tmp_path: Path) -> None:
+    """A cached scene is the scene the renderer draws for that seed and index (labels and pixels)."""
+    pytest.importorskip("vision.synth")
+    from vision.training.detector_data import synthetic_samples
+
+    first = next(synthetic_samples(1, seed=7, cache_dir=tmp_path))
+    again = next(synthetic_samples(1, seed=7, cache_dir=tmp_path))
+    fresh = next(synthetic_samples(1, seed=7))
+    assert len(first.boxes) >= 14, "a hand has at least 16 tiles; a few may be hidden"
+    height, width = first.image.shape[:2]
+    assert np.all(first.boxes[:, :2] >= -1) and np.all(first.boxes[:, 2] <= width + 1)
+    assert np.all(first.boxes[:, 3] <= height + 1)
+    for other in (again, fresh):
+        np.testing.assert_array_equal(other.image, first.image)
+        np.testing.assert_allclose(other.boxes, first.boxes, atol=1e-4)
+        np.testing.assert_array_equal(other.sideways, first.sideways)

@@ -30,6 +30,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F  # noqa: N812
 
+from vision.dataset.paths import REPO_ROOT, shared_data_dir
 from vision.evaluation.detection import DetectionMetrics, TruthImage, load_table_photos, match_boxes
 from vision.models.detector import decode_maps, letterbox, to_network_input
 from vision.training.detector_data import (
@@ -43,7 +44,9 @@ from vision.training.detector_data import (
 )
 from vision.training.detector_model import MAP_CHANNELS, STRIDE, TileDetectorNet
 
-DEFAULT_DATA_ROOT = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "table-photos"
+DEFAULT_DATA_ROOT = shared_data_dir() / "table-photos"
+#: Rendered scenes are kept between runs (``/runs/`` is git-ignored); delete it when the renderer changes.
+DEFAULT_SYNTH_CACHE = REPO_ROOT / "runs" / "detector-synth-cache"
 
 
 @dataclass
@@ -62,6 +65,7 @@ class DetectorTrainConfig:
     ema_decay: float = 0.998
     synth_scenes: int = 600
     synth_fraction: float = 0.4
+    synth_cache: Path | None = DEFAULT_SYNTH_CACHE
     seed: int = 20261122
     # One thread: on the shared 2-core machine two 2-thread jobs thrash (measured 3x slower per step).
     threads: int = 1
@@ -197,6 +201,29 @@ def export_onnx(model: TileDetectorNet, path: Path, metadata: dict[str, str], in
     return diff
 
 
+def _load_synthetic(config: DetectorTrainConfig, log: Callable[[str], None]) -> list[DetectorSample]:
+    """Render (or reuse from the cache) the run's synthetic scenes; a few renderer failures are tolerated."""
+    if config.synth_scenes <= 0:
+        return []
+    try:
+        import vision.synth  # noqa: F401
+    except ImportError as error:
+        log(f"synthetic scenes unavailable ({error}); training on real photos only")
+        return []
+    scenes, failures = [], 0
+    for index in range(config.synth_scenes):
+        try:
+            scenes.extend(synthetic_samples(config.synth_scenes, config.seed, config.synth_cache,
+                                            indices=range(index, index + 1)))
+        except Exception as error:  # noqa: BLE001 - one bad scene must not end a long run
+            failures += 1
+            log(f"synthetic scene {index} failed: {type(error).__name__}: {error}")
+            if failures > max(2, config.synth_scenes // 10):
+                message = "the scene renderer fails too often; fix it or pass --synth-scenes 0"
+                raise RuntimeError(message) from error
+    return scenes
+
+
 def train_detector(config: DetectorTrainConfig, log: Callable[[str], None] = print) -> TrainResult:
     """Run the whole recipe and write ``config.output`` (plus ``<output>.train.json``)."""
     started = time.time()
@@ -212,13 +239,8 @@ def train_detector(config: DetectorTrainConfig, log: Callable[[str], None] = pri
         val_truth = val_truth[: config.max_train_images]
     real = samples_from_truth(train_truth)
     log(f"real table photos: {len(real)} train, {len(val_truth)} val")
-    synth: list[DetectorSample] = []
-    if config.synth_scenes > 0:
-        try:
-            synth = list(synthetic_samples(config.synth_scenes, config.seed))
-            log(f"synthetic scenes: {len(synth)} rendered in {time.time() - started:.0f}s")
-        except ImportError as error:
-            log(f"synthetic scenes unavailable ({error}); training on real photos only")
+    synth = _load_synthetic(config, log)
+    log(f"synthetic scenes: {len(synth)} ready after {time.time() - started:.0f}s")
 
     model = TileDetectorNet()
     ema = copy.deepcopy(model).eval()
@@ -279,7 +301,8 @@ def train_detector(config: DetectorTrainConfig, log: Callable[[str], None] = pri
     metadata = {
         "input_size": str(config.input_size), "stride": str(STRIDE), "score_threshold": str(threshold),
         "channels": json.dumps(list(MAP_CHANNELS)), "seed": str(config.seed), "steps": str(config.steps),
-        "synth_scenes": str(len(synth)), "description": "taicam tile detector (CenterNet-style, stride 4)",
+        "synth_scenes": str(len(synth)), "real_photos": str(len(real)),
+        "description": "taicam tile detector (CenterNet-style, stride 4)",
     }
     diff = export_onnx(ema, Path(config.output), metadata, config.input_size)
     result = TrainResult(output=Path(config.output), score_threshold=threshold, history=history,
