@@ -130,11 +130,24 @@ def _truth_total(truth: dict[str, Any], rules: Any) -> Any:
     return score_hand(hand_from_json(truth), rules=rules).total
 
 
+def resolve_image(record: Any, base: Path) -> Path:
+    """A record's image file: absolute, under the shared data folder (``extra.image_root``), or
+    relative to its manifest (public photos are referenced there, never copied into the project)."""
+    from vision.dataset.paths import shared_data_dir
+
+    image = Path(record.image)
+    if image.is_absolute():
+        return image
+    if record.extra.get("image_root") == "shared_data":
+        return shared_data_dir() / image
+    return base / image
+
+
 def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracle: bool) -> HandOutcome:
     """Read one labelled image and compare with its labels (and its hand, if it has one)."""
     from vision.pipeline import PhotoReadError, read_readings
 
-    image = str(Path(record.image) if Path(record.image).is_absolute() else base / record.image)
+    image = str(resolve_image(record, base))
     truth = record.hand
     context = dict(truth.get("context", {})) if truth else {}
     started = time.perf_counter()
