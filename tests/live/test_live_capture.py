@@ -112,3 +112,35 @@ def test_stop_ends_a_waiting_producer(counting_video: Path):
     assert grabber.next_frame(-1, timeout=5.0) is not None
     grabber.stop()  # producer is blocked waiting for frame 1 to be taken
     assert grabber.status is GrabberStatus.STOPPED
+
+
+def test_a_video_served_over_http_is_finite_and_ends_cleanly(counting_video: Path):
+    import functools
+    import http.server
+    import threading
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+    handler = functools.partial(Quiet, directory=str(counting_video.parent))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/{counting_video.name}"
+        with FrameGrabber(parse_source(url)) as grabber:
+            assert grabber.finite and grabber.pace is Pace.EVERY and grabber.frame_count == 30
+            last, count = -1, 0
+            while (frame := grabber.next_frame(last, timeout=5.0)) is not None:
+                count += 1
+                last = frame.index
+            assert grabber.status is GrabberStatus.ENDED
+        assert count == 30
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_live_stream_cannot_wait_for_every_frame(mjpeg_server: MjpegServer):
+    with pytest.raises(InputError, match="is live"):
+        FrameGrabber(parse_source(mjpeg_server.url), pace=Pace.EVERY).start()

@@ -10,8 +10,9 @@ consumer asks for "the newest frame after the one I last had". Two pacing modes:
 * ``every`` (a file, by default): the grabber waits until the consumer took the previous frame, so
   every frame is processed once and results do not depend on machine speed (tests, batch runs).
 
-A camera or stream that stops delivering frames is reopened with exponential backoff before the
-grabber gives up with a clear message; a file that ends is a normal end of stream.
+A camera or live stream that stops delivering frames is reopened with exponential backoff before
+the grabber gives up with a clear message. A file, or a stream that reports its length (a video
+served over HTTP), is *finite*: it is paced and timed like a file, and its end is a normal end.
 """
 
 from __future__ import annotations
@@ -199,9 +200,12 @@ class FrameGrabber:
         fps_if_unknown: float = 30.0,
     ) -> None:
         self.source = source
+        self._requested_pace = pace
         self.pace = pace if pace is not None else (Pace.EVERY if source.is_file else Pace.LIVE)
-        if self.pace is Pace.EVERY and source.is_live:
-            raise InputError("every-frame pacing needs a video file; a camera or stream cannot wait")
+        #: A file, or a stream that reports a frame count (a video served over HTTP/RTSP): it has an
+        #: end, its frames have media timestamps, and it is not reopened when it stops.
+        self.finite = source.is_file
+        self.frame_count = 0
         self.reconnect = reconnect or ReconnectPolicy()
         self._opener: Opener = opener or open_capture
         self._fps_if_unknown = fps_if_unknown
@@ -224,6 +228,16 @@ class FrameGrabber:
         self._capture = self._opener(self.source)
         fps = float(self._capture.get(cv2.CAP_PROP_FPS) or 0.0)
         self.fps = fps if 1.0 <= fps <= 240.0 else self._fps_if_unknown
+        count = float(self._capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0.0)
+        self.frame_count = int(count) if 0 < count < 1e9 else 0
+        self.finite = self.source.is_file or (self.source.is_stream and self.frame_count > 0)
+        if self._requested_pace is None:
+            self.pace = Pace.EVERY if self.finite else Pace.LIVE
+        if self.pace is Pace.EVERY and not self.finite:
+            self._capture.release()
+            raise InputError(
+                f"{self.source.describe()} is live: it cannot wait for every frame to be processed"
+            )
         self._started_at = time.monotonic()
         self.status = GrabberStatus.RUNNING
         self._thread = threading.Thread(target=self._run, name="taicam-capture", daemon=True)
@@ -290,7 +304,7 @@ class FrameGrabber:
     # -- producer side ---------------------------------------------------------------------------
     def _publish(self, image: np.ndarray, index: int) -> None:
         now = time.monotonic()
-        timestamp = index / self.fps if self.source.is_file else now - self._started_at
+        timestamp = index / self.fps if self.finite else now - self._started_at
         frame = Frame(image=image, index=index, timestamp=timestamp, grabbed_at=now)
         with self._condition:
             if self.pace is Pace.EVERY:
@@ -314,15 +328,15 @@ class FrameGrabber:
 
     def _run(self) -> None:
         index = 0
-        realtime_file = self.source.is_file and self.pace is Pace.LIVE
+        realtime_file = self.finite and self.pace is Pace.LIVE
         playback_start = self._started_at
         try:
             while not self._stop.is_set():
                 capture = self._capture
                 ok, image = capture.read() if capture is not None else (False, None)
                 if not ok or image is None:
-                    if self.source.is_file:
-                        self._finish(GrabberStatus.ENDED, f"end of {self.source.describe()}")
+                    if self.finite:
+                        self._end_of_media(index)
                         return
                     if not self._reconnect():
                         return
@@ -336,6 +350,16 @@ class FrameGrabber:
                 index += 1
         except Exception as error:  # noqa: BLE001 - the consumer reports it, the thread must not die silently
             self._finish(GrabberStatus.FAILED, f"{self.source.describe()}: capture error: {error}")
+
+    def _end_of_media(self, frames: int) -> None:
+        """A file or finite stream stopped: its end, or (a stream well short of its length) a break."""
+        if self.source.is_stream and self.frame_count and frames < self.frame_count - 2:
+            self._finish(
+                GrabberStatus.FAILED,
+                f"{self.source.describe()} broke off after {frames} of {self.frame_count} frames",
+            )
+            return
+        self._finish(GrabberStatus.ENDED, f"end of {self.source.describe()}")
 
     def _reconnect(self) -> bool:
         """Reopen a lost live source with backoff; False (and status FAILED) if it never comes back."""

@@ -91,9 +91,9 @@ def build_session(request: LiveRequest, detector: Any = None, classifier: Any = 
     """Open the source, load the models and wire a session (raises InputError for the user's mistakes)."""
     check_request(request)
     source = parse_source(request.source)
-    if request.realtime and not source.is_file:
-        raise InputError("--realtime is for video files; a camera or stream is always real time")
-    pace = Pace.LIVE if (request.realtime or source.is_live) else Pace.EVERY
+    if request.realtime and source.is_camera:
+        raise InputError("--realtime is for video files; a camera is always real time")
+    pace = Pace.LIVE if request.realtime else None  # None: every frame of a file, the newest of a camera
     policy = ReconnectPolicy(attempts=request.reconnect_attempts)
 
     def opener(video_source: Any) -> Any:
