@@ -1,4 +1,4 @@
-"""Evaluate the shipped models on held-out real data: ``python scripts/evaluate.py {classifier,detector}``.
+"""Evaluate the shipped models on held-out data: ``python scripts/evaluate.py {classifier,detector,hands}``.
 
 classifier: top-1 overall / per family (flowers+seasons, backs), top-3, calibration, on
   (a) the real crops of the validation physical sets (``vision.dataset.crops.VALIDATION_SETS``) and
@@ -6,6 +6,8 @@ classifier: top-1 overall / per family (flowers+seasons, backs), top-3, calibrat
       split ``val``; crops cut from the true boxes, so the classifier is judged alone).
   Writes a confusion matrix PNG and a contact sheet of the worst crops per data set to ``--out``.
 detector: recall and precision at IoU 0.5 on the table-photo validation photos.
+hands: whole-hand exact-reading rate and score agreement on held-out rendered hands, tile accuracy
+  on labelled real photos (``vision.evaluation.hands``; ``hands --help`` for its options).
 
 ``--json`` prints one JSON document on stdout. The numbers go into ``models/MODEL_CARD.md``.
 """
@@ -58,6 +60,10 @@ def evaluate_detector(args: argparse.Namespace) -> dict[str, object]:
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["hands"]:
+        from vision.evaluation.hands import main as evaluate_hands
+
+        return evaluate_hands(argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=("classifier", "detector"))
     parser.add_argument("--model", type=Path, default=None, help="ONNX model (default: the shipped one)")

@@ -1,0 +1,109 @@
+"""``scripts/benchmark.py photo``: end-to-end photo latency (median, p95) and peak memory by photo size.
+
+Targets (issue 5): median under 200 ms for a 1280x960 photo and under 600 ms for 4032x3024, peak
+memory under 500 MB. The photo is a bundled sample; the 4032x3024 one is that sample scaled up and
+written as a phone-like JPEG, so decoding cost is real. Latency is measured warm (models loaded,
+one untimed run first), from the file path to the scored report, as ``taicam photo`` does it.
+Peak memory is the peak resident set of a fresh process that loads the models and reads the photo
+(``ru_maxrss``), so it includes the interpreter, onnxruntime and the models.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import cv2
+
+SAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "samples" / "hand-flat-row.jpg"
+SIZES = ((1280, 960), (4032, 3024))
+
+
+def photo_of_size(source: Path, width: int, height: int, folder: Path) -> Path:
+    """The sample resized to width x height, saved as a JPEG (quality 92, like a phone)."""
+    image = cv2.imread(str(source))
+    if image is None:
+        raise SystemExit(f"cannot read {source}")
+    if (image.shape[1], image.shape[0]) != (width, height):
+        image = cv2.resize(image, (width, height), interpolation=cv2.INTER_CUBIC)
+    path = folder / f"photo-{width}x{height}.jpg"
+    cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    return path
+
+
+def time_photo(path: Path, runs: int) -> dict[str, float]:
+    from vision.pipeline import PhotoPipeline
+
+    pipeline = PhotoPipeline()
+    pipeline.read_photo(path, context={"self_drawn": True})  # warm-up: models load, caches fill
+    seconds = []
+    stages: dict[str, list[float]] = {}
+    for _ in range(runs):
+        started = time.perf_counter()
+        result = pipeline.read_photo(path, context={"self_drawn": True})
+        seconds.append(time.perf_counter() - started)
+        for stage, value in result.timings.items():
+            stages.setdefault(stage, []).append(value)
+    ordered = sorted(seconds)
+    return {
+        "median_ms": round(statistics.median(seconds) * 1000, 1),
+        "p95_ms": round(ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))] * 1000, 1),
+        "runs": runs,
+        **{f"{stage}_ms": round(statistics.median(values) * 1000, 1) for stage, values in stages.items()
+           if stage != "total"},
+    }
+
+
+def _peak_child(path: Path) -> None:
+    """Child mode: load the models, read the photo three times, print the peak RSS in MB."""
+    from vision.pipeline import PhotoPipeline
+
+    pipeline = PhotoPipeline()
+    for _ in range(3):
+        pipeline.read_photo(path, context={"self_drawn": True})
+    print(json.dumps({"peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}))
+
+
+def peak_memory(path: Path) -> float:
+    output = subprocess.run([sys.executable, "-m", "vision.photo_benchmark", "--peak-child", str(path)],
+                            check=True, capture_output=True, text=True).stdout
+    return float(json.loads(output.strip().splitlines()[-1])["peak_mb"])
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="benchmark.py photo", description=__doc__.split("\n")[0])
+    parser.add_argument("--photo", type=Path, default=SAMPLE, help="source photo (default: a bundled sample)")
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--peak-child", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.peak_child is not None:
+        _peak_child(args.peak_child)
+        return 0
+    rows = []
+    with tempfile.TemporaryDirectory() as folder:
+        for width, height in SIZES:
+            path = photo_of_size(args.photo, width, height, Path(folder))
+            row = {"size": f"{width}x{height}", **time_photo(path, args.runs), "peak_mb": peak_memory(path)}
+            rows.append(row)
+    if args.json:
+        print(json.dumps({"benchmark": "photo", "photo": str(args.photo), "results": rows}, indent=2))
+    else:
+        print(f"photo latency, warm, {args.runs} runs each, source {args.photo.name}")
+        for row in rows:
+            stages = ", ".join(f"{k[:-3]} {v}" for k, v in row.items()
+                               if k.endswith("_ms") and k not in ("median_ms", "p95_ms"))
+            print(f"  {row['size']:>10}: median {row['median_ms']} ms, p95 {row['p95_ms']} ms, "
+                  f"peak {row['peak_mb']} MB  ({stages})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
