@@ -205,3 +205,21 @@ def test_zoom_on_small_tiles_keeps_clicks_on_target(page, server: RunningServer)
     page.keyboard.press("n")  # the zoom follows to the next photo's tiles (none there: whole photo)
     page.wait_for_function("() => S.index === 1")
     assert page.evaluate("S.scale") == pytest.approx(1.0)
+
+
+def test_keyboard_selection_and_upside_down(page, server: RunningServer, photo_dir: Path) -> None:
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Space")  # 2m + 3m
+    page.keyboard.press("Space")  # + the first 5p
+    assert page.evaluate("[...S.sel].sort()") == [1, 2, 3]
+    page.keyboard.press("h")  # these stand in the concealed row
+    settle(page)
+    page.keyboard.press("Escape")
+    click_photo(page, 318, 225)
+    page.keyboard.press("t")  # the last 5p lies upside down
+    settle(page)
+    tiles = read_manifest(photo_dir / "manifest.jsonl")[0].tiles
+    assert [(t.group, t.role) for t in tiles[1:4]] == [(0, "concealed")] * 3
+    assert tiles[5].box == (300, 200, 336, 250)
+    assert tiles[5].quad == ((336, 250), (300, 250), (300, 200), (336, 200))  # corner 0: the face's top-left

@@ -12,6 +12,7 @@ import functools
 from pathlib import Path
 from typing import Any
 
+from scoring.errors import InputError
 from vision.dataset.manifest import UNKNOWN_CODE, TileLabel
 from vision.label.proposals import ProposalCache
 from vision.label.workspace import LabelWorkspace
@@ -47,7 +48,10 @@ def seed_tiles(
     if folder is None:
         return [], "none"
     relative = (workspace.root / key).relative_to(folder).as_posix()
-    tiles = _yolo_tiles(folder).get(relative, [])
+    try:
+        tiles = _yolo_tiles(folder).get(relative, [])
+    except InputError as error:  # a foreign YOLO folder we cannot read: label from scratch
+        return [], f"none (YOLO labels unreadable: {error})"
     if not tiles:
         return [], "none"
     readings = cache.readings(key, path, tiles)

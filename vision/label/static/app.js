@@ -542,6 +542,17 @@ function stepTile(direction) {
   selectOnly(order[next]);
 }
 
+function extendSelection() {
+  // Keyboard multi-select: keep what is selected and add the next tile in reading order.
+  if (!S.tiles.length) return;
+  const order = readingOrder();
+  const at = order.indexOf(S.primary);
+  const next = order[at < 0 ? 0 : Math.min(at + 1, order.length - 1)];
+  S.sel.add(next); S.primary = next;
+  ensureVisible(S.tiles[next]);
+  draw(); renderPanel();
+}
+
 function nextLow() {
   const order = readingOrder().filter((i) => isLow(S.tiles[i]));
   if (!order.length) { status("no low-confidence tiles left on this image"); return; }
@@ -765,7 +776,7 @@ document.addEventListener("keydown", (event) => {
     n: () => go(S.index + 1), p: () => go(S.index - 1), PageDown: () => go(S.index + 1), PageUp: () => go(S.index - 1),
     N: () => nextUnreviewed(), v: () => setReviewed(true, true), V: () => setReviewed(false, false),
     Tab: () => stepTile(event.shiftKey ? -1 : 1), l: () => nextLow(), Enter: () => confirmAndNext(),
-    r: () => toggleSideways(), f: () => toggleFaceDown(), g: () => groupAs("meld"), k: () => groupAs("concealed_kong"),
+    r: () => toggleSideways(), t: () => rotateSelected(180), " ": () => extendSelection(), f: () => toggleFaceDown(), g: () => groupAs("meld"), k: () => groupAs("concealed_kong"),
     h: () => groupAs("concealed"), o: () => groupAs("flower"), d: () => markRole("distractor"), u: () => ungroup(),
     w: () => toggleWinning(), Delete: () => deleteSelected(), Backspace: () => deleteSelected(),
     a: () => selectAll(), Escape: () => selectOnly(-1), "/": () => $("code-input").focus(),
