@@ -38,12 +38,16 @@ class MjpegServer:
     """A real multipart-JPEG HTTP stream (what phone camera apps serve) that can drop and go away.
 
     Each connection streams ``frames_per_connection`` frames and then closes, like a flaky network.
-    ``stop()`` takes the server down so reconnects are refused.
+    ``stop()`` takes the server down so reconnects are refused; ``max_connections`` makes the camera
+    vanish after that many connections (later ones get HTTP 503).
     """
 
-    def __init__(self, frames_per_connection: int = 10, interval: float = 0.02) -> None:
+    def __init__(
+        self, frames_per_connection: int = 10, interval: float = 0.02, max_connections: int = 0
+    ) -> None:
         self.frames_per_connection = frames_per_connection
         self.interval = interval
+        self.max_connections = max_connections  # after this many, answer 503 (0: no limit)
         self.connections = 0
         server = self
 
@@ -53,6 +57,9 @@ class MjpegServer:
 
             def do_GET(self) -> None:  # noqa: N802 - http.server's name
                 server.connections += 1
+                if server.max_connections and server.connections > server.max_connections:
+                    self.send_error(503, "camera gone")
+                    return
                 self.send_response(200)
                 self.send_header("Content-Type", "multipart/x-mixed-replace; boundary=frame")
                 self.end_headers()

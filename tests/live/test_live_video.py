@@ -13,6 +13,7 @@ from pathlib import Path
 
 import cv2
 import pytest
+from live_fixtures import MjpegServer
 
 from scoring import hand_from_json, score_hand
 from vision.cli import main
@@ -97,3 +98,17 @@ def test_human_output_names_the_total(table_video, capsys):
     total = score_hand(hand_from_json(scene.hand)).total
     assert f"=>  {total} " in lines[0]
     assert "stopped after 9 s as asked" in captured.err
+
+
+def test_a_stream_lost_for_good_ends_with_the_reason(capsys):
+    server = MjpegServer(frames_per_connection=15, interval=0.05, max_connections=1)
+    try:
+        status = main(["live", "--source", server.url, "--headless", "--json", "--reconnect-attempts", "2"])
+    finally:
+        server.stop()
+    captured = capsys.readouterr()
+    assert status == 1
+    assert captured.out == ""
+    last = captured.err.strip().splitlines()[-1]
+    assert "disconnected; gave up after 2 reconnect attempts" in last
+    assert server.connections == 3  # the first, then two attempts
