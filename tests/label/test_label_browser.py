@@ -22,8 +22,9 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 if not Path(CHROMIUM).exists():
     pytest.skip("Debian's chromium is not installed (scripts/test.sh installs it)", allow_module_level=True)
 
-#: The canvas is 640 css px high at this viewport, so one screen pixel is one photo pixel.
-VIEWPORT = {"width": 1300, "height": 680}
+#: The canvas is 640 css px high at this viewport (header 40, tile strip 104), so one screen pixel
+#: is one photo pixel.
+VIEWPORT = {"width": 1300, "height": 784}
 
 
 @pytest.fixture(scope="module")
@@ -223,3 +224,16 @@ def test_keyboard_selection_and_upside_down(page, server: RunningServer, photo_d
     assert [(t.group, t.role) for t in tiles[1:4]] == [(0, "concealed")] * 3
     assert tiles[5].box == (300, 200, 336, 250)
     assert tiles[5].quad == ((336, 250), (300, 250), (300, 200), (336, 200))  # corner 0: the face's top-left
+
+
+def test_tile_strip_shows_every_tile_upright_and_selects_on_click(page, server: RunningServer) -> None:
+    captions = page.eval_on_selector_all("#strip figcaption", "els => els.map(e => e.textContent)")
+    assert captions == ["1m", "2m", "3m", "5p", "5p", "5p"]
+    sizes = page.eval_on_selector_all("#strip canvas", "els => els.map(c => [c.width, c.height])")
+    assert all(height > width for width, height in sizes)  # upright tiles are cut taller than wide
+    page.click("#strip figure >> nth=4")
+    assert page.evaluate("S.primary") == 4
+    page.keyboard.type("9p")
+    page.keyboard.press("Enter")
+    settle(page)
+    assert page.text_content("#strip figure:nth-child(5) figcaption") == "9p"

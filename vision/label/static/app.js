@@ -124,6 +124,7 @@ function isLow(t) {
 // ------------------------------------------------------------------ saving
 function changed() {
   draw();
+  renderStrip();
   renderPanel();
   scheduleSave();
 }
@@ -177,7 +178,7 @@ async function loadImage(index, keepSelection) {
   S.typing = null;
   const stayZoomed = S.zoomed && !keepSelection; // zoomed on the last photo: zoom on this one's tiles
   if (!keepSelection) S.zoomed = false;
-  renderImageList(); renderContextForm(); resize(); renderPanel();
+  renderImageList(); renderContextForm(); resize(); renderStrip(); renderPanel();
   if (stayZoomed && S.tiles.length) zoomTo(bounds(S.tiles.flatMap(outline)));
   $("position").textContent = `${index + 1} / ${S.images.length}`;
   $("image-name").textContent = state.image;
@@ -330,6 +331,54 @@ function drawHandles(t, ratio) {
   ctx.beginPath(); ctx.arc(kx, ky, HANDLE * ratio / 1.5, 0, 2 * Math.PI); ctx.fill();
 }
 
+// ------------------------------------------------------------------ tile strip
+// Every tile of the photo cut out upright (as its face reads) and enlarged, in reading order:
+// small tiles are read here, and a wrong code stands out next to its neighbours.
+const STRIP_HEIGHT = 76;
+
+function cutTile(t) {
+  const ratio = t.w / t.h;
+  const height = STRIP_HEIGHT, width = Math.max(20, Math.min(120, Math.round(height * ratio)));
+  const cut = document.createElement("canvas");
+  cut.width = width; cut.height = height;
+  const g = cut.getContext("2d");
+  g.translate(width / 2, height / 2);
+  g.scale(width / t.w, height / t.h);
+  g.rotate(-rad(t.angle));
+  g.translate(-t.cx, -t.cy);
+  g.drawImage(S.photo, 0, 0, S.width, S.height);
+  return cut;
+}
+
+function renderStrip() {
+  const strip = $("strip");
+  strip.textContent = "";
+  if (!S.photo) return;
+  for (const i of readingOrder()) {
+    const t = S.tiles[i];
+    const figure = document.createElement("figure");
+    figure.dataset.tile = String(i);
+    figure.className = (S.sel.has(i) ? "selected " : "") + (isLow(t) ? "low" : "");
+    const caption = document.createElement("figcaption");
+    caption.textContent = t.code === "unknown" ? "?" : t.code;
+    figure.append(cutTile(t), caption);
+    figure.addEventListener("click", (event) => {
+      if (event.shiftKey) { S.sel.add(i); S.primary = i; draw(); renderPanel(); } else selectOnly(i);
+    });
+    strip.appendChild(figure);
+  }
+}
+
+function markStrip() {
+  for (const figure of $("strip").children) {
+    const i = Number(figure.dataset.tile), t = S.tiles[i];
+    if (!t) continue;
+    figure.className = (S.sel.has(i) ? "selected " : "") + (isLow(t) ? "low" : "");
+    figure.lastChild.textContent = t.code === "unknown" ? "?" : t.code;
+    if (i === S.primary) figure.scrollIntoView({ block: "nearest", inline: "nearest" });
+  }
+}
+
 // ------------------------------------------------------------------ panel
 function renderImageList() {
   const list = $("image-list");
@@ -352,6 +401,7 @@ function renderImageList() {
 }
 
 function renderPanel() {
+  markStrip();
   const info = $("tile-info"), chips = $("candidates");
   chips.textContent = "";
   $("typing").hidden = S.typing === null;
@@ -368,7 +418,7 @@ function renderPanel() {
   info.innerHTML = "";
   const code = document.createElement("span"); code.className = "code"; code.textContent = t.code === "unknown" ? "?" : t.code;
   info.append(code, ` ${name}`, document.createElement("br"),
-    `tile ${S.primary + 1} of ${S.tiles.length}${S.sel.size > 1 ? ` (${S.sel.size} selected)` : ""}${flags ? " · " + flags : ""}`);
+    `tile ${readingOrder().indexOf(S.primary) + 1} of ${S.tiles.length} (left to right)${S.sel.size > 1 ? ` (${S.sel.size} selected)` : ""}${flags ? " · " + flags : ""}`);
   t.candidates.forEach(([c, p], k) => {
     const button = document.createElement("button");
     button.type = "button";
@@ -590,7 +640,7 @@ async function undo(forward) {
     if (!state.changed) { status(forward ? "nothing to redo" : "nothing to undo"); return; }
     applyState(state);
     S.images[S.index].reviewed = state.reviewed; S.images[S.index].labelled = state.labelled;
-    renderImageList(); renderContextForm(); draw(); renderPanel();
+    renderImageList(); renderContextForm(); draw(); renderStrip(); renderPanel();
     status(`${forward ? "redone" : "undone"} (revision ${state.revision})`);
   } catch (error) { status(`undo failed: ${error.message}`, "error"); }
 }
