@@ -290,7 +290,8 @@ def _special_shape_possible(counts: tuple[int, ...]) -> bool:
 
 
 class _Judge:
-    """Is a whole reading a legal winning hand? Fast structural checks first, then the scorer."""
+    """Is a whole reading a legal winning hand? A fast structural check on the raw choice first
+    (most readings fail it), then the scorer on the few that pass."""
 
     def __init__(self, rules: Any, table: Any, melds_count: int, context: dict[str, Any]) -> None:
         self.rules = rules
@@ -299,22 +300,35 @@ class _Judge:
         self.melds_count = melds_count
         self._scored: dict[str, bool] = {}
 
-    def legal(self, reading: LegalReading) -> bool:
+    def legal(self, variables: list[_Variable], choice: tuple[int, ...]) -> bool:
+        """Structure only, straight from the choice (no reading is built): at most 4 of a face, each
+        flower once, and standing tiles that split into sets and a pair (or a special shape)."""
         counts = [0] * 34
-        for code in reading.hand["concealed"]:
-            counts[_INDEX[code]] += 1
-        for meld in reading.hand["melds"]:
-            for code in meld["tiles"]:
-                counts[_INDEX[code]] += 1
-        if max(counts) > 4 or len(set(reading.hand["flowers"])) != len(reading.hand["flowers"]):
-            return False
         standing = [0] * 34
-        for code in reading.hand["concealed"]:
-            standing[_INDEX[code]] += 1
-        key_counts = tuple(standing)
-        if not _standard_complete(key_counts, True) and not (
-                self.melds_count == 0 and _special_shape_possible(key_counts)):
+        flowers: set[str] = set()
+        for variable, k in zip(variables, choice, strict=True):
+            option = variable.options[k]
+            if variable.role is GroupRole.CONCEALED:
+                index = _INDEX[option.codes[0][1]]
+                standing[index] += 1
+                counts[index] += 1
+            elif variable.role is GroupRole.FLOWERS:
+                code = option.codes[0][1]
+                if code in flowers:
+                    return False
+                flowers.add(code)
+            elif variable.role is GroupRole.CONCEALED_KONG:
+                counts[_INDEX[option.face or option.codes[0][1]]] += 4
+            else:
+                for _, code in option.codes:
+                    counts[_INDEX[code]] += 1
+        if max(counts) > 4:
             return False
+        key = tuple(standing)
+        return _standard_complete(key, True) or (self.melds_count == 0 and _special_shape_possible(key))
+
+    def scores(self, reading: LegalReading) -> bool:
+        """The scorer's word: is this a valid win under the rules and table?"""
         return self._score_valid(reading)
 
     def _score_valid(self, reading: LegalReading) -> bool:
@@ -438,10 +452,10 @@ def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwa
             complete = False
             break
         examined_mass += math.exp(log_p)
-        reading = _build(readings, layout, variables, choice, log_p, layout.winning_index)
-        if reading.key() in seen:
+        if not judge.legal(variables, choice):
             continue
-        if not judge.legal(reading):
+        reading = _build(readings, layout, variables, choice, log_p, layout.winning_index)
+        if reading.key() in seen or not judge.scores(reading):
             continue
         seen.add(reading.key())
         legal_mass += reading.probability
