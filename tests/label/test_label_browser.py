@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from label_helpers import RunningServer
+from label_helpers import RunningServer, start_server
 
 from vision.dataset.manifest import read_manifest
 
@@ -237,3 +237,25 @@ def test_tile_strip_shows_every_tile_upright_and_selects_on_click(page, server: 
     page.keyboard.press("Enter")
     settle(page)
     assert page.text_content("#strip figure:nth-child(5) figcaption") == "9p"
+
+
+def test_a_broken_photo_is_reported_and_skipped(browser, photo_dir: Path) -> None:
+    (photo_dir / "images" / "table1x.jpg").write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
+    running = start_server(photo_dir)
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        page = context.new_page()
+        page.goto(running.url)
+        page.wait_for_selector("body[data-ready='1']")
+        page.keyboard.press("n")
+        page.wait_for_function("() => S.index === 1 && S.photo")
+        page.keyboard.press("n")
+        page.wait_for_function("() => S.index === 2 && !S.photo")
+        assert "cannot open this photo" in page.inner_text("#status")
+        assert "table1x.jpg" in page.inner_text("#status")
+        page.keyboard.press("n")
+        page.wait_for_function("() => S.index === 3 && S.photo")
+        assert not (photo_dir / "manifest.jsonl").exists()  # nothing was written for the broken photo
+    finally:
+        context.close()
+        running.stop()

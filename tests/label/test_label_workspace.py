@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 from label_helpers import seed_labels
+from PIL import Image
 
 from scoring.errors import InputError
 from vision.dataset.manifest import ManifestRecord, TileLabel, read_manifest, write_manifest
-from vision.label.workspace import LabelWorkspace, StaleEditError
+from vision.label.workspace import LabelWorkspace, StaleEditError, upright_size
 
 
 def edit_of(record: ManifestRecord, **changes) -> dict:
@@ -104,3 +105,18 @@ def test_missing_folder_and_malformed_manifest_are_input_errors(photo_dir: Path,
     (photo_dir / "manifest.jsonl").write_text('{"image": "images/table0.jpg", "width": 0}\n')
     with pytest.raises(InputError, match="manifest.jsonl:1"):
         LabelWorkspace(photo_dir)
+
+
+def test_sizes_are_those_of_the_upright_photo(tmp_path: Path) -> None:
+    """A phone photo stored sideways with an EXIF turn: boxes are in the upright picture's pixels."""
+    folder = tmp_path / "exif"
+    folder.mkdir()
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotate 90 degrees clockwise to display
+    Image.new("RGB", (400, 300), "green").save(folder / "phone.jpg", exif=exif)
+    assert upright_size(folder / "phone.jpg") == (300, 400)
+    (folder / "empty.jpg").write_bytes(b"")
+    workspace = LabelWorkspace(folder)
+    assert workspace.image_size(workspace.index_of("phone.jpg")) == (300, 400)
+    with pytest.raises(InputError, match="cannot read image empty.jpg"):
+        workspace.image_size(workspace.index_of("empty.jpg"))

@@ -130,6 +130,7 @@ function changed() {
 }
 
 function scheduleSave() {
+  if (!S.photo) return; // nothing to label on a photo that did not load
   if (S.saving) { S.pending = true; return; }
   saveNow();
 }
@@ -171,7 +172,7 @@ async function loadImage(index, keepSelection) {
   const state = await api("GET", `/api/images/${index}`);
   const photo = new Image();
   photo.src = `/api/images/${index}/file`;
-  await photo.decode().catch(() => status(`cannot show image ${state.image}`, "error"));
+  await photo.decode().catch(() => { throw new Error(`the browser cannot decode ${state.image}`); });
   S.index = index; S.photo = photo; S.width = state.width; S.height = state.height;
   applyState(state);
   if (!keepSelection) { S.sel.clear(); S.primary = -1; }
@@ -200,7 +201,16 @@ function applyState(state) {
 
 async function go(index) {
   if (index < 0 || index >= S.images.length) { status(index < 0 ? "first image" : "last image"); return; }
-  await loadImage(index, false);
+  try {
+    await loadImage(index, false);
+  } catch (error) {
+    // A photo the server cannot read: show why, and let n / p carry on past it.
+    S.index = index; S.photo = null; S.tiles = []; S.sel.clear(); S.primary = -1; S.width = 0;
+    $("position").textContent = `${index + 1} / ${S.images.length}`;
+    $("image-name").textContent = S.images[index].image;
+    renderImageList(); draw(); renderStrip(); renderPanel();
+    status(`cannot open this photo: ${error.message}`, "error");
+  }
 }
 
 // ------------------------------------------------------------------ drawing
@@ -694,6 +704,7 @@ canvas.addEventListener("wheel", (event) => {
 
 canvas.addEventListener("mousedown", (event) => {
   canvas.focus();
+  if (!S.photo) return;
   if (event.button !== 0) { // middle or right button: pan
     S.drag = { kind: "pan", last: [event.clientX, event.clientY], moved: true };
     return;
