@@ -271,7 +271,10 @@ def _hand_runs(frame: _Frame, runs: list[list[_Tile]]) -> list[list[_Tile]]:
         # A lone flower starting a second row of sets lines up with the start (or end) of the rows.
         position = frame.along(run[0])
         offset = min(abs(position - min(spans)), abs(position - max(spans))) if spans else math.inf
-        within = run[0].flower and offset <= 0.7
+        rows = [(abs(a - across), o) for a, o in taken if len(o) >= 2]
+        step, row = min(rows, key=lambda item: item[0]) if rows else (math.inf, [])
+        alike = bool(row) and run[0].across >= 0.7 * float(np.median([t.across for t in row]))
+        within = run[0].flower and offset <= 0.7 and step <= 1.1 and alike
         if in_line or within:
             keep.append(run)
     return keep
