@@ -81,10 +81,17 @@ class SessionSummary:
 
 
 def use_system_fonts() -> None:
-    """Point OpenCV's bundled Qt at the system fonts (its wheel ships none and warns on every window)."""
-    for folder in ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/truetype", "/usr/share/fonts"):
+    """Point OpenCV's bundled Qt at the system fonts.
+
+    The opencv-python wheel sets ``QT_QPA_FONTDIR`` to a folder it does not ship, and Qt then warns
+    on every window; a folder that exists (the user's own setting included) is left alone.
+    """
+    current = os.environ.get("QT_QPA_FONTDIR")
+    if current and Path(current).is_dir():
+        return
+    for folder in ("/usr/share/fonts/truetype/dejavu", "/usr/share/fonts/TTF", "/usr/share/fonts"):
         if Path(folder).is_dir():
-            os.environ.setdefault("QT_QPA_FONTDIR", folder)
+            os.environ["QT_QPA_FONTDIR"] = folder
             return
 
 
@@ -225,6 +232,9 @@ class LiveSession:
                 self._run_synchronous()
             else:
                 self._run_threaded()
+        except KeyboardInterrupt:
+            # Ctrl+C is how a headless session on a camera is stopped: finish normally, with the summary.
+            self.summary.end_reason = "stopped with Ctrl+C"
         finally:
             self.summary.wall_seconds = time.monotonic() - started
             self.summary.frames_read = self.grabber.stats.frames_read
@@ -281,7 +291,7 @@ class LiveSession:
                         break
                     if not worker.is_alive() and self._inference_error is not None:
                         break
-                    self._handle_keys(frame, frozen, wait_ms=5)
+                    frozen = self._handle_keys(frame, frozen, wait_ms=5)
                     if self.options.headless:
                         time.sleep(0.003)
                     continue
@@ -289,13 +299,29 @@ class LiveSession:
                 if self._past_limit(frame):
                     self.summary.end_reason = f"stopped after {self.options.max_seconds:g} s as asked"
                     break
-                if frozen is None:
-                    self._present(frame)
+                self._present(frame, show=frozen is None)
                 frozen = self._handle_keys(frame, frozen, wait_ms=1)
+            if not self.options.headless and not self.summary.end_reason and shown >= 0:
+                self._wait_for_a_key_at_the_end()
         finally:
             self._quit.set()
             worker.join(timeout=10.0)
             self._flush_events()
+
+    def _wait_for_a_key_at_the_end(self) -> None:
+        """A video that ended stays on screen, with its last reading, until a key is pressed."""
+        frame = self.grabber.peek()
+        if frame is None:
+            return
+        with self._lock:
+            update = self._latest
+        info = PanelInfo(
+            **{**self._panel_info().__dict__, "source_message": f"{self._end_reason()} - press a key"}
+        )
+        cv2.imshow(WINDOW_NAME, draw_live(frame.image, update, info))
+        while cv2.waitKey(100) == -1:
+            if cv2.getWindowProperty(WINDOW_NAME, cv2.WND_PROP_VISIBLE) < 1:
+                break
 
     def _inference_loop(self) -> None:
         last = -1
@@ -352,7 +378,11 @@ class LiveSession:
             hold_seconds=self.hold_seconds,
         )
 
-    def _present(self, frame: Frame, frozen: bool = False) -> np.ndarray | None:
+    def _present(self, frame: Frame, frozen: bool = False, show: bool = True) -> np.ndarray | None:
+        """Draw ``frame`` with the latest result; write it to the annotated video and (``show``) the window.
+
+        While the picture is frozen, the video keeps recording but the window keeps the frozen frame.
+        """
         if self.options.headless and self.options.annotate_path is None:
             return None
         with self._lock:
@@ -363,7 +393,7 @@ class LiveSession:
         annotated = draw_live(frame.image, update, info)
         if self.options.annotate_path is not None:
             self._write_annotated(annotated)
-        if not self.options.headless:
+        if show and not self.options.headless:
             if not self._window_open:
                 use_system_fonts()
                 self._window_open = True
@@ -389,6 +419,10 @@ class LiveSession:
         if self.options.headless:
             return frozen
         key = cv2.waitKey(wait_ms) & 0xFF
+        if self._window_open and cv2.getWindowProperty(WINDOW_NAME, cv2.WND_PROP_VISIBLE) < 1:
+            self.summary.end_reason = "window closed by the user"
+            self._quit.set()
+            return frozen
         if key == 255:
             return frozen
         if key in (ord("q"), 27):
