@@ -257,7 +257,7 @@ def _not_a_win_reason(hand: Hand, ruleset: RuleSet) -> str:
 
 def _context_warnings(facts: HandFacts, ruleset: RuleSet, table: TableSettings) -> list[str]:
     out = []
-    uses = {row.detector for row in ruleset.patterns}
+    uses = ruleset.detectors_used
     wind_pungs = any(facts.counts[i] >= 3 for i in range(27, 31))
     if facts.context.seat_wind is None and (
             ("seat_flowers" in uses and facts.flowers) or ("wind_pung" in uses and wind_pungs)):

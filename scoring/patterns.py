@@ -130,6 +130,8 @@ def _dragon_pungs(r: Reading) -> list[Group]:
 @reading_level
 def wind_pung(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.3 Pung/kong of winds. ``params.which``: ``any`` (1 each), ``seat`` (門風) or ``round`` (圈風)."""
+    if not r.honour_pungs:
+        return None
     which = p.get("which", "any")
     pungs = _wind_pungs(r)
     if which == "seat":
@@ -142,16 +144,22 @@ def wind_pung(r: Reading, f: HandFacts, p: dict) -> Hits:
 @reading_level
 def honour_pung(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.3 mahjongtime Pung/Kong of Honors: any wind or dragon pung, 1 each."""
+    if not r.honour_pungs:
+        return None
     return [g.tiles for g in r.pungs if g.suit == "z"] or None
 
 
 @reading_level
 def dragon_pung(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.3 Pung/kong of a dragon 三元牌, each."""
+    if not r.honour_pungs:
+        return None
     return [g.tiles for g in _dragon_pungs(r)] or None
 
 
 def _honour_family(r: Reading, family: tuple[str, ...], pungs: int, pair: bool) -> Hits:
+    if r.honour_pungs < pungs:
+        return None
     found = [g for g in r.pungs if g.tiles[0] in family]
     has_pair = r.pair is not None and r.pair.tiles[0] in family
     if len(found) == pungs and has_pair == pair:
@@ -180,6 +188,8 @@ def little_four_winds(r: Reading, f: HandFacts, p: dict) -> Hits:
 @reading_level
 def big_four_winds(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.3 Big Four Winds 大四喜: four wind pungs."""
+    if not r.honour_pungs:
+        return None
     found = _wind_pungs(r)
     return [tuple(t for g in found for t in g.tiles)] if len(found) == 4 else None
 
@@ -193,6 +203,8 @@ def little_three_dragons(r: Reading, f: HandFacts, p: dict) -> Hits:
 @reading_level
 def big_three_dragons(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.3 Big Three Dragons 大三元: three dragon pungs."""
+    if not r.honour_pungs:
+        return None
     found = _dragon_pungs(r)
     return [tuple(t for g in found for t in g.tiles)] if len(found) == 3 else None
 
@@ -514,7 +526,7 @@ def pure_straight(r: Reading, f: HandFacts, p: dict) -> Hits:
 
 def _mixed_straights(r: Reading) -> list[list[Group]]:
     keys = r.chow_keys
-    if len(keys) < 3:
+    if len(keys) < 3 or len({suit for suit, _ in keys}) < 3:
         return []
     out = []
     for order in ("mps", "msp", "pms", "psm", "smp", "spm"):
@@ -537,6 +549,8 @@ def mixed_straight(r: Reading, f: HandFacts, p: dict) -> Hits:
 @reading_level
 def identical_chows(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 Brother Sheungs 一般高: ``params.count`` identical chows of one suit (one hit per such chow)."""
+    if len(r.chows) < p["count"] or len(r.chow_keys) == len(r.chows) and p["count"] > 1:
+        return None
     counter = Counter(g.first for g in r.chows)
     hits = [tuple(t for g in r.chows if g.first == first for t in g.tiles)
             for first, n in counter.items() if n == p["count"]]
@@ -548,6 +562,8 @@ def sister_chows(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 Sister Sheungs 相逢: same-number chows in different suits. LRC counts distinct suits
     (``params.distinct_suits``); DXB counts every chow of that number once two suits are there
     (A-DXB-3)."""
+    if len(r.chows) < p["count"]:
+        return None
     hits = []
     for rank in range(1, 8):
         chows = [g for g in r.chows if g.rank == rank]
@@ -564,6 +580,8 @@ def sister_chows(r: Reading, f: HandFacts, p: dict) -> Hits:
 def step_up_chows(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 Step Up Sheungs: three chows each one number up (A-LRC-7: any suits, or with
     ``params.three_suits`` one chow from each suit). Scored once ("no extra for 4 sets")."""
+    if len(r.chows) < 3:
+        return None
     by_rank: dict[int, list[Group]] = {}
     for g in r.chows:
         by_rank.setdefault(g.rank, []).append(g)
@@ -596,6 +614,13 @@ def all_step_up(r: Reading, f: HandFacts, p: dict) -> Hits:
 
 
 def _terminal_chow_pairs(r: Reading) -> list[tuple[str, tuple[str, ...]]]:
+    memo = r.memo()
+    if "terminal_chows" not in memo:
+        memo["terminal_chows"] = _find_terminal_chow_pairs(r) if len(r.chows) >= 2 else []
+    return memo["terminal_chows"]
+
+
+def _find_terminal_chow_pairs(r: Reading) -> list[tuple[str, tuple[str, ...]]]:
     out = []
     for suit in "mps":
         lows = [g for g in r.chows if g.suit == suit and g.rank == 1]
@@ -626,10 +651,10 @@ def two_terminal_chow_sets(r: Reading, f: HandFacts, p: dict) -> Hits:
 def four_ways(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 Four in 2/3/4 Ways (A-LRC-6): all four copies of a tile spread over ``params.ways``
     different groups (sets and the pair) of the reading. One hit per such tile."""
+    if f.fours is None:
+        f.fours = [i for i, n in enumerate(f.counts) if n == 4]
     hits = []
-    for i, n in enumerate(f.counts):
-        if n != 4:
-            continue
+    for i in f.fours:
         tile = CODE[i]
         ways = sum(1 for g in r.groups if tile in g.tiles)
         if ways == p["ways"]:
@@ -649,6 +674,13 @@ def all_pungs(r: Reading, f: HandFacts, p: dict) -> Hits:
 
 
 def _pung_runs(r: Reading) -> list[list[Group]]:
+    memo = r.memo()
+    if "pung_runs" not in memo:
+        memo["pung_runs"] = _find_pung_runs(r) if len(r.pungs) >= 2 else []
+    return memo["pung_runs"]
+
+
+def _find_pung_runs(r: Reading) -> list[list[Group]]:
     runs = []
     for suit in "mps":
         ranks = sorted({g.rank for g in r.pungs if g.suit == suit})
@@ -666,6 +698,8 @@ def _pung_runs(r: Reading) -> list[list[Group]]:
 @reading_level
 def consecutive_pungs(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.7 Neighbors / Uncle Pongs 姊妹: ``params.count`` consecutive pungs of one suit (each run)."""
+    if len(r.pungs) < p["count"]:
+        return None
     hits = [tuple(t for g in run for t in g.tiles) for run in _pung_runs(r) if len(run) == p["count"]]
     return hits or None
 
@@ -679,8 +713,13 @@ def neighbours_hand(r: Reading, f: HandFacts, p: dict) -> Hits:
 @reading_level
 def sister_pungs(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.7 Sister Pongs 兄弟: ``params.count`` pungs of the same number in different suits."""
+    if len(r.pungs) < p["count"]:
+        return None
+    ranks = Counter(g.rank for g in r.pungs if g.suit != "z")
     hits = []
-    for rank in range(1, 10):
+    for rank, n in ranks.items():
+        if n < p["count"]:
+            continue
         found = [g for g in r.pungs if g.suit != "z" and g.rank == rank]
         if len({g.suit for g in found}) == p["count"]:
             hits.append(tuple(t for g in found for t in g.tiles))
@@ -688,6 +727,13 @@ def sister_pungs(r: Reading, f: HandFacts, p: dict) -> Hits:
 
 
 def _terminal_pung_sets(r: Reading) -> list[tuple[str, tuple[str, ...]]]:
+    memo = r.memo()
+    if "terminal_pungs" not in memo:
+        memo["terminal_pungs"] = _find_terminal_pung_sets(r) if len(r.pungs) >= 2 else []
+    return memo["terminal_pungs"]
+
+
+def _find_terminal_pung_sets(r: Reading) -> list[tuple[str, tuple[str, ...]]]:
     out = []
     for suit in "mps":
         low = next((g for g in r.pungs if g.suit == suit and g.rank == 1), None)

@@ -77,6 +77,7 @@ class Reading:
         pairs = [g for g in self.groups if g.kind == "pair"]
         self.pair: Group | None = pairs[0] if len(pairs) == 1 else None
         self.chow_keys = frozenset((g.suit, g.rank) for g in self.chows)
+        self.honour_pungs = sum(1 for g in self.pungs if g.suit == "z")
         self._cache: dict = {}
 
     def memo(self) -> dict:
@@ -128,6 +129,7 @@ class HandFacts:
         self.flower_win = is_flower(hand.winning_tile)
         self.special = special
         self._waits: list[str] | None = None
+        self.fours: list[int] | None = None  # tiles held four times (filled on first use)
 
     @property
     def waits(self) -> list[str]:

@@ -117,6 +117,7 @@ class RuleSet:
     special_shapes: tuple[str, ...] = field(default=(), init=False, compare=False)
     has_flower_wins: bool = field(default=False, init=False, compare=False)
     row_order: dict = field(default_factory=dict, init=False, compare=False, repr=False)
+    detectors_used: frozenset = field(default=frozenset(), init=False, compare=False, repr=False)
 
     @property
     def sets_needed(self) -> int:
@@ -128,6 +129,7 @@ class RuleSet:
         object.__setattr__(self, "special_shapes", shapes)
         object.__setattr__(self, "has_flower_wins", bool(used & {"seven_flowers", "eight_flowers"}))
         object.__setattr__(self, "row_order", {row.id: n for n, row in enumerate(self.patterns)})
+        object.__setattr__(self, "detectors_used", frozenset(used))
 
     def _conditional_options(self) -> tuple[str, ...]:
         found = self._closures.get("_conditional")
