@@ -5,7 +5,7 @@ about that much), and every label is sized against the picture, not the tile: a 
 than ~2% of the picture's height cannot be read when the photo is shown full-screen on a phone.
 Labels alternate above and below the row when the tiles are narrower than their labels.
 Colour marks certainty (green sure, amber unsure, red doubtful); a thick outline marks each group;
-the winning tile gets a double outline; tiles outside the hand are grey.
+the winning tile has a thick amber outline and "win" on its label; tiles outside the hand are grey.
 """
 
 from __future__ import annotations
@@ -32,6 +32,15 @@ _ROLE_COLOURS = {
     "flowers": (80, 200, 80),
 }
 _GREY = (150, 150, 150)
+_WINNING = (0, 190, 255)
+
+
+def _outline(detection: Any, factor: float) -> np.ndarray:
+    """The tile's outline in drawing pixels: its quad if the detector gave one, else its box."""
+    if detection.quad is not None and len(detection.quad) == 4:
+        return np.asarray(detection.quad, dtype=np.float64) * factor
+    x1, y1, x2, y2 = (v * factor for v in detection.box)
+    return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]])
 
 
 def confidence_colour(confidence: float) -> tuple[int, int, int]:
@@ -71,15 +80,18 @@ def annotate(image_bgr: np.ndarray, result: Any) -> np.ndarray:
     boxes = [np.array(r.detection.box) * factor for r in result.readings]
     widths = [b[2] - b[0] for b in boxes]
     narrow = bool(widths) and float(np.median(widths)) < label_height * 1.3
-    for number, group in enumerate(result.decoded.best.groups if result.decoded is not None else []):
-        points = np.concatenate([boxes[i].reshape(2, 2) for i in group.tile_indices]).astype(np.int32)
-        x, y, w, h = cv2.boundingRect(points)
+    outlines = [_outline(r.detection, factor) for r in result.readings]
+    for group in result.decoded.best.groups if result.decoded is not None else []:
+        points = np.concatenate([outlines[i] for i in group.tile_indices]).astype(np.float32)
+        (cx, cy), (w, h), angle = cv2.minAreaRect(points)
         pad = line * 3
+        corners = cv2.boxPoints(((cx, cy), (w + 2 * pad, h + 2 * pad), angle)).astype(np.int32)
         colour = _ROLE_COLOURS.get(group.role.value, _GREY)
-        cv2.rectangle(canvas, (x - pad, y - pad), (x + w + pad, y + h + pad), colour, line * 2)
+        cv2.polylines(canvas, [corners], True, colour, line * 2, cv2.LINE_AA)
         title = group.kind or group.role.value.replace("_", " ")
-        _text_box(canvas, f"{number} {title}", (x - pad, y + h + pad + line), int(label_height * 0.8), colour,
-                  anchor_bottom=False)
+        low = corners[np.argmax(corners[:, 1])]
+        _text_box(canvas, title, (int(low[0]), int(low[1]) + line), int(label_height * 0.8),
+                  colour, anchor_bottom=False)
     order = sorted(range(len(result.readings)), key=lambda i: (boxes[i][0]))
     for rank, index in enumerate(order):
         reading = result.readings[index]
@@ -87,15 +99,15 @@ def annotate(image_bgr: np.ndarray, result: Any) -> np.ndarray:
         code = result.code_of(index)
         in_hand = index in groups
         colour = confidence_colour(reading.probability_of(code, 0.0)) if in_hand else _GREY
-        cv2.rectangle(canvas, (x1, y1), (x2, y2), colour, line)
-        if index == winning:
-            ring = line * 2
-            cv2.rectangle(canvas, (x1 - ring, y1 - ring), (x2 + ring, y2 + ring), (0, 215, 255), line)
+        cv2.polylines(canvas, [outlines[index].astype(np.int32)], True, colour, line, cv2.LINE_AA)
         label = code if code != "back" else "--"
+        if index == winning:
+            label += " win"
+            cv2.polylines(canvas, [outlines[index].astype(np.int32)], True, _WINNING, line * 3, cv2.LINE_AA)
         if narrow and rank % 2:
             _text_box(canvas, label, (x1, y2 + line), label_height, colour, anchor_bottom=False)
         else:
-            _text_box(canvas, label, (x1, y1 - line), label_height, colour)
+            _text_box(canvas, label, (x1, y1 - line), label_height, _WINNING if index == winning else colour)
     banner = _banner(result)
     _text_box(canvas, banner, (line * 4, line * 4), int(label_height * 1.5),
               (40, 40, 40) if result.score is not None else (40, 40, 200), anchor_bottom=False)
@@ -108,8 +120,9 @@ def _banner(result: Any) -> str:
     score = result.score
     if not score.valid:
         return f"{score.rules}: not a valid win"
-    sure = "" if result.report is None or result.report.score_stable else " (uncertain)"
-    return f"{score.rules}: {score.total} {score.unit}{sure}"
+    sure = "" if result.report is None or result.report.score_stable else ", score uncertain"
+    confidence = f" (reading {result.decoded.confidence:.0%}{sure})" if result.decoded is not None else ""
+    return f"{score.rules}: {score.total} {score.unit}{confidence}"
 
 
 def write_image(path: str | Path, image_bgr: np.ndarray) -> None:

@@ -1,0 +1,64 @@
+"""The annotated photo: drawn at phone size, labels big enough to read, written atomically."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from scoring.errors import InputError
+from vision.dataset.manifest import read_manifest
+from vision.evaluation.hands import oracle_readings
+from vision.overlay import MIN_LABEL, OUTPUT_SIDE, annotate, write_image
+from vision.pipeline import read_readings
+
+SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
+
+
+@pytest.fixture(scope="module")
+def sample():
+    record = read_manifest(SAMPLES / "manifest.jsonl")[0]
+    image = cv2.imread(str(SAMPLES / record.image))
+    return image, read_readings(oracle_readings(record), context=record.hand["context"])
+
+
+def test_annotation_marks_every_tile_and_the_total(sample):
+    image, result = sample
+    drawn = annotate(image, result)
+    assert drawn.shape == image.shape  # 1280x960 is already phone size
+    changed = np.any(drawn != image, axis=2)
+    for reading in result.readings:
+        x1, y1, x2, y2 = (int(v) for v in reading.detection.box)
+        border = np.concatenate([changed[y1, x1:x2], changed[y2 - 1, x1:x2]])
+        assert border.mean() > 0.5, "every tile gets a box"
+    # The banner with the total sits top-left and is at least MIN_LABEL of the picture tall.
+    banner_rows = np.flatnonzero(changed[:, :200].any(axis=1))
+    assert banner_rows[0] < 20 and (banner_rows < 200).sum() >= MIN_LABEL * max(image.shape[:2])
+
+
+def test_big_photos_are_drawn_at_phone_size(sample):
+    image, result = sample
+    big = cv2.resize(image, (4032, 3024))
+    factor = 4032 / image.shape[1]
+    for reading in result.readings:  # boxes of the big photo
+        object.__setattr__(reading.detection, "box", tuple(v * factor for v in reading.detection.box))
+    try:
+        drawn = annotate(big, result)
+    finally:
+        for reading in result.readings:
+            object.__setattr__(reading.detection, "box", tuple(v / factor for v in reading.detection.box))
+    assert max(drawn.shape[:2]) == OUTPUT_SIDE
+
+
+def test_write_is_atomic_and_checks_the_name(tmp_path, sample):
+    image, result = sample
+    target = tmp_path / "out.png"
+    write_image(target, annotate(image, result))
+    assert cv2.imread(str(target)).shape == image.shape
+    assert [p.name for p in tmp_path.iterdir()] == ["out.png"]
+    with pytest.raises(InputError, match="png"):
+        write_image(tmp_path / "out.txt", image)
+    with pytest.raises(InputError, match="does not exist"):
+        write_image(tmp_path / "missing" / "out.png", image)
