@@ -70,9 +70,12 @@ def _flowers(rng: random.Random, n: int | None = None) -> tuple[str, ...]:
     return tuple(sorted_codes(rng.sample(FLOWER_CODES, n)))
 
 
-def _special(rng: random.Random) -> tuple[list[int], int]:
+ALL_SHAPES = ("seven_pairs_pung", "thirteen_orphans", "sixteen_orphans")
+
+
+def _special(rng: random.Random, shapes: tuple[str, ...]) -> tuple[list[int], int]:
     """Standing tiles of a special shape and the index of the winning tile."""
-    shape = rng.choice(("seven_pairs_pung", "thirteen_orphans", "sixteen_orphans"))
+    shape = rng.choice(shapes)
     counts = [0] * 34
     if shape == "seven_pairs_pung":
         tiles = rng.sample(range(34), 8)
@@ -101,11 +104,17 @@ def _special(rng: random.Random) -> tuple[list[int], int]:
     return counts, rng.choice(present)
 
 
-def random_hand(rng: random.Random, kind: str = "simple", hand_tiles: int = 16) -> Hand:
-    """A random legal winning hand of ``kind`` (see the module docstring)."""
+def random_hand(rng: random.Random, kind: str = "simple", hand_tiles: int = 16,
+                shapes: tuple[str, ...] = ALL_SHAPES) -> Hand:
+    """A random legal winning hand of ``kind`` (see the module docstring).
+
+    ``special`` hands use one of ``shapes``; with no shapes (or 13 tiles) they fall back to ``multi``.
+    """
     sets_needed = (hand_tiles - 1) // 3
-    if kind == "special" and hand_tiles == 16:
-        counts, win = _special(rng)
+    if kind == "special" and (hand_tiles != 16 or not shapes):
+        kind = "multi"
+    if kind == "special":
+        counts, win = _special(rng, shapes)
         standing = [CODE[i] for i, c in enumerate(counts) for _ in range(c)]
         return Hand(concealed=tuple(sorted_codes(standing)), flowers=_flowers(rng), winning_tile=CODE[win],
                     context=_context(rng, ()))
@@ -145,8 +154,10 @@ def random_hand(rng: random.Random, kind: str = "simple", hand_tiles: int = 16) 
                 flowers=flowers, winning_tile=win, context=context)
 
 
-def mixed_hands(count: int, seed: int = 2026, hand_tiles: int = 16) -> list[Hand]:
-    """A fixed, reproducible mix: 40% simple, 25% honour-heavy, 20% multi-reading, 15% special."""
+def mixed_hands(count: int, seed: int = 2026, hand_tiles: int = 16,
+                shapes: tuple[str, ...] = ALL_SHAPES) -> list[Hand]:
+    """A fixed, reproducible mix: 40% simple, 25% honour-heavy, 20% multi-reading, 15% special
+    (special shapes limited to ``shapes``, the ones the rule set knows, so every hand is legal)."""
     rng = random.Random(seed)
     plan = ["simple"] * 8 + ["honours"] * 5 + ["multi"] * 4 + ["special"] * 3
-    return [random_hand(rng, plan[n % len(plan)], hand_tiles) for n in range(count)]
+    return [random_hand(rng, plan[n % len(plan)], hand_tiles, shapes) for n in range(count)]
