@@ -76,3 +76,12 @@ def test_bad_context_is_an_input_error(context) -> None:
 
 def test_unset_context_values_are_dropped() -> None:
     assert validate_context({"self_drawn": None, "seat_wind": "", "dealer_streak": 2}) == {"dealer_streak": 2}
+
+
+def test_a_face_down_kong_takes_its_face_from_the_saved_hand() -> None:
+    backs = [tile("back", 10 * i, group=3, role="concealed_kong", face_down=True) for i in range(4)]
+    previous = {"melds": [{"kind": "kong", "tiles": ["9p"] * 4, "concealed": True}]}
+    hand, warnings = hand_from_labels([*backs, tile("1m", 50, role="winning")], {}, previous)
+    assert hand["melds"] == [{"kind": "kong", "tiles": ["9p"] * 4, "concealed": True}]
+    hand, warnings = hand_from_labels([*backs, tile("1m", 50, role="winning")], {})
+    assert hand["melds"] == [] and any("not a legal concealed kong" in w for w in warnings)

@@ -120,3 +120,19 @@ def test_sizes_are_those_of_the_upright_photo(tmp_path: Path) -> None:
     assert workspace.image_size(workspace.index_of("phone.jpg")) == (300, 400)
     with pytest.raises(InputError, match="cannot read image empty.jpg"):
         workspace.image_size(workspace.index_of("empty.jpg"))
+
+
+def test_moving_boxes_keeps_a_hand_the_labels_cannot_rebuild(photo_dir: Path) -> None:
+    """A synthetic scene's hand knows the face of a kong laid face-down; editing a box must not lose it."""
+    tiles = [TileLabel(code="back", box=(10 + 20 * i, 10, 28 + 20 * i, 34), face_down=True, group=1,
+                       role="concealed_kong") for i in range(4)]
+    hand = {"concealed": ["1m"], "melds": [{"kind": "kong", "tiles": ["7z"] * 4, "concealed": True}],
+            "flowers": [], "winning_tile": "1m", "context": {"self_drawn": True}}
+    write_manifest(photo_dir / "manifest.jsonl",
+                   [ManifestRecord(image="images/table0.jpg", width=640, height=640, tiles=tiles, hand=hand)])
+    workspace = LabelWorkspace(photo_dir)
+    edit = edit_of(workspace.record(0), context={"self_drawn": True, "seat_wind": "2z"})
+    edit["tiles"][0]["box"] = [12, 12, 30, 36]
+    workspace.save(0, edit, 0)
+    saved = read_manifest(photo_dir / "manifest.jsonl")[0].hand
+    assert saved == {**hand, "context": {"self_drawn": True, "seat_wind": "2z"}}

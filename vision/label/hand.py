@@ -75,14 +75,21 @@ def meld_kind(codes: list[str]) -> str | None:
     return "chow" if next_in_suit(low) == mid and next_in_suit(mid) == high else None
 
 
+def hand_signature(tiles: list[TileLabel]) -> list[tuple[Any, ...]]:
+    """What the hand JSON depends on; moving or resizing a box does not change it."""
+    return sorted((t.code, t.group if t.group is not None else -1, t.role or "", t.face_down) for t in tiles)
+
+
 def hand_from_labels(
-    tiles: list[TileLabel], context: dict[str, Any]
+    tiles: list[TileLabel], context: dict[str, Any], previous: dict[str, Any] | None = None
 ) -> tuple[dict[str, Any] | None, list[str]]:
     """The hand JSON for ``tiles`` (None when the person has not described a hand) and warnings.
 
     A hand is described once any tile has a role or a group, or a win context is given. A set
     that holds the winning tile (laid sideways across it) is the set the win completed, so its
-    tiles count as standing in the hand, as DESIGN.md's ``concealed`` says.
+    tiles count as standing in the hand, as DESIGN.md's ``concealed`` says. A concealed kong laid
+    as four backs shows no face: it takes the face of a concealed kong in ``previous`` (the hand
+    saved before, e.g. a synthetic scene's truth) rather than be dropped.
     """
     if not context and not any(t.role is not None or t.group is not None for t in tiles):
         return None, []
@@ -97,6 +104,9 @@ def hand_from_labels(
         if tile.group is not None and tile.role in (*_MELD_ROLES, "winning"):
             groups[tile.group].append(i)
 
+    hidden_kongs = [meld["tiles"][0] for meld in (previous or {}).get("melds", [])
+                    if isinstance(meld, dict) and meld.get("kind") == "kong" and meld.get("concealed")
+                    and meld.get("tiles")]
     melds: list[dict[str, Any]] = []
     in_meld: set[int] = set()
     left_out: set[int] = set()
@@ -108,6 +118,10 @@ def hand_from_labels(
         faces = {c for c in codes if c not in (BACK, UNKNOWN_CODE)}
         if concealed and len(faces) == 1 and len(codes) == 4:
             codes = [next(iter(faces))] * 4  # face-down tiles of a concealed kong share its face
+            if codes[0] in hidden_kongs:
+                hidden_kongs.remove(codes[0])
+        elif concealed and not faces and len(codes) == 4 and hidden_kongs:
+            codes = [hidden_kongs.pop(0)] * 4
         kind = meld_kind(codes)
         if kind is None or (concealed and kind != "kong"):
             warnings.append(f"group {group_id} ({' '.join(codes)}) is not a legal "

@@ -101,7 +101,7 @@ class LabelApp:
             source = "labels"
             context = dict((record.hand or {}).get("context") or {})
             if warnings is None:
-                warnings = hand_from_labels(record.tiles, context)[1]
+                warnings = hand_from_labels(record.tiles, context, record.hand)[1]
         else:
             tiles, source = seed_tiles(workspace, self.cache, index)
             context, warnings = {}, []

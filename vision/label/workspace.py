@@ -29,7 +29,7 @@ from vision.dataset.manifest import (
     read_manifest,
     write_manifest,
 )
-from vision.label.hand import hand_from_labels, validate_context
+from vision.label.hand import hand_from_labels, hand_signature, validate_context
 
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp"})
 #: Sidecar folder (proposal cache), beside the manifest; never listed as images.
@@ -211,7 +211,13 @@ class LabelWorkspace:
             raise InputError("'reviewed' must be true or false")
         width, height = self.image_size(index)
         previous = self.record(index)
-        hand, warnings = hand_from_labels(tiles, context)
+        previous_hand = previous.hand if previous else None
+        if previous_hand is not None and hand_signature(previous.tiles) == hand_signature(tiles):
+            # The hand-relevant labels did not change: keep the saved hand (it may know more than
+            # the photo shows, e.g. a face-down kong's face) and only take the new context.
+            hand, warnings = {**previous_hand, "context": context}, []
+        else:
+            hand, warnings = hand_from_labels(tiles, context, previous_hand)
         record = ManifestRecord(
             image=previous.image if previous else self._record_image_name(self.key(index)),
             width=width,

@@ -235,7 +235,8 @@ function fit() {
 function zoomTo([x1, y1, x2, y2]) {
   // Small tiles in a 640-pixel photo need a closer look: frame the box with some context.
   const margin = 0.3 * Math.max(x2 - x1, y2 - y1) + 12;
-  x1 -= margin; y1 -= margin; x2 += margin; y2 += margin;
+  x1 = Math.max(0, x1 - margin); y1 = Math.max(0, y1 - margin);
+  x2 = Math.min(S.width, x2 + margin); y2 = Math.min(S.height, y2 + margin);
   S.scale = Math.min(canvas.width / (x2 - x1), canvas.height / (y2 - y1), 12 * (window.devicePixelRatio || 1));
   S.ox = canvas.width / 2 - ((x1 + x2) / 2) * S.scale;
   S.oy = canvas.height / 2 - ((y1 + y2) / 2) * S.scale;
