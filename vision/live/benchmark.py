@@ -33,6 +33,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=7, help="which rendered hand")
     parser.add_argument("--hold", type=float, default=0.8, help="seconds the table must stay still")
     parser.add_argument("--tile-interval", type=float, default=0.3, help="seconds between tiles put down")
+    parser.add_argument(
+        "--display",
+        choices=("window", "video", "none"),
+        default=None,
+        help="what shows the frames: the OpenCV window (needs a screen, e.g. Xvfb), an annotated MJPG video, "
+        "or nothing (default: window if there is a screen, else video)",
+    )
     parser.add_argument("--json", action="store_true", help="print the results as one JSON document")
     return parser.parse_args(argv)
 
@@ -52,6 +59,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     from vision.live.capture import FrameGrabber, Pace, parse_source
     from vision.live.engine import EngineConfig, LiveEngine
     from vision.live.reading import PipelineHandReader
+    from vision.live.run import has_screen
     from vision.live.session import EventSink, LiveSession, SessionOptions
     from vision.live.stability import StabilityConfig
     from vision.models.classifier import TileClassifier
@@ -69,7 +77,12 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             EngineConfig(stability=StabilityConfig(hold_seconds=args.hold)),
         )
         grabber = FrameGrabber(parse_source(str(video)), pace=Pace.LIVE).start()
-        options = SessionOptions(headless=True, annotate_path=directory / "annotated.avi")
+        display = args.display or ("window" if has_screen() else "video")
+        options = SessionOptions(
+            headless=display != "window",
+            annotate_path=directory / "annotated.avi" if display == "video" else None,
+            wait_at_end=False,
+        )
         session = LiveSession(
             grabber,
             engine,
@@ -100,6 +113,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "resolution": f"{args.width}x{args.height}",
         "camera_fps": args.fps,
+        "display": display,
         "video_seconds": round(times.end, 2),
         "frames_read": summary.frames_read,
         "frames_processed": summary.frames_processed,

@@ -47,6 +47,8 @@ class SessionOptions:
     snapshot_dir: Path = field(default_factory=Path.cwd)
     #: Stop after this many seconds of source time (None: until the source ends or the user quits).
     max_seconds: float | None = None
+    #: With a window, keep the last picture up when a video ends until a key is pressed.
+    wait_at_end: bool = True
 
 
 @dataclass
@@ -68,9 +70,17 @@ class SessionSummary:
     #: Per-stage seconds of the most recent processed frames (for the benchmark).
     stage_times: deque[StageTimes] = field(default_factory=lambda: deque(maxlen=5000))
 
+    #: ``time.monotonic()`` of the first and last processed and shown frames (rates exclude start-up).
+    processed_span: tuple[float, float] = (0.0, 0.0)
+    shown_span: tuple[float, float] = (0.0, 0.0)
+
     @property
     def processed_fps(self) -> float:
-        return self.frames_processed / self.wall_seconds if self.wall_seconds > 0 else 0.0
+        return _rate(self.frames_processed, self.processed_span)
+
+    @property
+    def shown_fps(self) -> float:
+        return _rate(self.frames_shown, self.shown_span)
 
     def describe(self) -> str:
         return (
@@ -78,6 +88,11 @@ class SessionSummary:
             f"{self.frames_processed} processed ({self.processed_fps:.1f} per second), "
             f"{self.hands_announced} hand(s) announced"
         )
+
+
+def _rate(count: int, span: tuple[float, float]) -> float:
+    first, last = span
+    return (count - 1) / (last - first) if count > 1 and last > first else 0.0
 
 
 def use_system_fonts() -> None:
@@ -301,7 +316,12 @@ class LiveSession:
                     break
                 self._present(frame, show=frozen is None)
                 frozen = self._handle_keys(frame, frozen, wait_ms=1)
-            if not self.options.headless and not self.summary.end_reason and shown >= 0:
+            if (
+                self.options.wait_at_end
+                and not self.options.headless
+                and not self.summary.end_reason
+                and shown >= 0
+            ):
                 self._wait_for_a_key_at_the_end()
         finally:
             self._quit.set()
@@ -349,6 +369,9 @@ class LiveSession:
             self._latest = update
             self._process_times.append(time.monotonic())
             self.summary.frames_processed += 1
+            now = time.monotonic()
+            first = self.summary.processed_span[0] if self.summary.frames_processed > 1 else now
+            self.summary.processed_span = (first, now)
             self.summary.processing_seconds += update.times.total
             self.summary.stage_times.append(update.times)
             if update.event is not None:
@@ -399,6 +422,8 @@ class LiveSession:
                 self._window_open = True
             cv2.imshow(WINDOW_NAME, annotated)
         self.summary.frames_shown += 1
+        now = time.monotonic()
+        self.summary.shown_span = (self.summary.shown_span[0] if self.summary.frames_shown > 1 else now, now)
         return annotated
 
     def _write_annotated(self, annotated: np.ndarray) -> None:
