@@ -229,6 +229,8 @@ def check_hand(hand: Hand, ruleset: RuleSet, context) -> str | None:
         return "context: a win on a replacement draw is self-drawn"
     if context.discarder and context.seat_wind and context.discarder == context.seat_wind:
         return "context: the discarder cannot be the winner's own seat"
+    if context.dealer is not None and context.seat_wind and context.dealer != (context.seat_wind == "1z"):
+        return "context: the dealer sits East (give --seat E with --dealer, or another seat without it)"
     if context.discarder and context.self_drawn:
         return "context: a self-drawn win has no discarder"
     return None
