@@ -151,6 +151,23 @@ def _to_tiles(readings: list[TileReading], angle: float) -> list[_Tile]:
     return tiles
 
 
+def _row_angle(readings: list[TileReading]) -> float:
+    """The row direction: the neighbour-vector estimate, or the one across it if that chains more
+    face-up tiles into runs. Seen low over the table, tiles are foreshortened and rows of sets lie
+    close behind each other, so the nearest neighbour can be in the next row; the direction in
+    which tiles actually touch side by side is the row."""
+    centres = np.array([r.detection.center for r in readings], dtype=np.float64)
+    face_up = np.array([back_mass(r) <= 0.5 for r in readings])
+    base = estimate_row_direction(centres[face_up] if face_up.sum() >= 2 else centres)
+    best, best_links = base, -1
+    for angle in (base, (base + math.pi) % math.pi - math.pi / 2):
+        runs = _runs(_to_tiles(readings, angle))
+        links = sum(sum(1 for t in run if t.plain) - 1 for run in runs if _plain(run) >= 2)
+        if links > best_links:
+            best, best_links = angle, links
+    return best
+
+
 def _runs(tiles: list[_Tile]) -> list[list[_Tile]]:
     """Chain touching neighbours along the row direction into runs (each sorted along the row)."""
     right: dict[int, int] = {}
@@ -193,10 +210,7 @@ def _plain(run: list[_Tile]) -> int:
 
 def _sets_in(run: list[_Tile]) -> int:
     """How many sets a run of exposed tiles holds (flowers and strays excluded)."""
-    n = sum(1 for t in run if not t.flower)
-    if n < 3:
-        return 0
-    return max(1, min(n // 3, (n + 3) // 4 if n % 3 else n // 3))
+    return _sets_in_count(sum(1 for t in run if not t.flower))
 
 
 @dataclass
@@ -316,9 +330,11 @@ def _choose_concealed(runs: list[list[_Tile]]) -> list[int]:
         frame = _Frame.of(tiles)
         others = [run for k, run in enumerate(runs) if k not in row]
         near = _hand_runs(frame, others)
-        sets = sum(_sets_in(run) if not all(t.face_down for t in run) else int(len(run) == 4) for run in near)
+        sets = sum(_sets_in(run) for run in near if not all(t.face_down for t in run))
+        backs = sum(1 for run in near if all(t.face_down for t in run) and len(run) == 4)
         winning, source = _winning_tile(tiles, frame, near, [])
-        return standing(row) + int(source is not None) == 17 - 3 * sets
+        # Four backs in a run may be a concealed kong or a piece of a wall: either may fit.
+        return any(standing(row) + int(source is not None) == 17 - 3 * (sets + k) for k in range(backs + 1))
 
     def sideways(row: list[int]) -> bool:
         return any(t.rotated for k in row for t in runs[k])
@@ -407,6 +423,32 @@ def _exposed_groups(runs: list[list[_Tile]], warnings: list[str]) -> tuple[list[
     return groups, stray
 
 
+def _sets_of(group: TileGroup) -> int:
+    if group.role is GroupRole.CONCEALED_KONG:
+        return 1
+    return _sets_in_count(len(group.tile_indices)) if group.role is GroupRole.MELD else 0
+
+
+def _sets_in_count(n: int) -> int:
+    return 0 if n < 3 else max(1, min(n // 3, (n + 3) // 4 if n % 3 else n // 3))
+
+
+def _fit_kongs(groups: list[TileGroup], standing: int,
+               readings: list[TileReading]) -> tuple[list[TileGroup], list[int]]:
+    """Drop all-back "kongs" (wall pieces) when the hand's tile count fits only without them."""
+    sets = sum(_sets_of(g) for g in groups)
+    hidden = [g for g in groups if g.role is GroupRole.CONCEALED_KONG
+              and all(back_mass(readings[i]) > 0.5 for i in g.tile_indices)]
+    if standing == 17 - 3 * sets or not hidden:
+        return groups, []
+    for k in range(1, len(hidden) + 1):
+        if standing == 17 - 3 * (sets - k):
+            drop = hidden[-k:]
+            kept = [g for g in groups if not any(g is d for d in drop)]
+            return kept, [i for g in drop for i in g.tile_indices]
+    return groups, []
+
+
 def layout_tiles(readings: list[TileReading]) -> Layout:
     """Arrange readings into the hand's groups; see the module docstring for the table conventions.
 
@@ -416,10 +458,7 @@ def layout_tiles(readings: list[TileReading]) -> Layout:
     """
     if not readings:
         raise InputError("no tiles found in the photo")
-    centres = np.array([r.detection.center for r in readings], dtype=np.float64)
-    face_up = np.array([back_mass(r) <= 0.5 for r in readings])
-    angle = estimate_row_direction(centres[face_up] if face_up.sum() >= 2 else centres)
-    tiles = _to_tiles(readings, angle)
+    tiles = _to_tiles(readings, _row_angle(readings))
     if sum(t.face_down for t in tiles) * 2 > len(tiles) and not any(_plain(r) >= 2 for r in _runs(tiles)):
         raise InputError("the concealed tiles are face-down (Ting?); turn them face up to read the hand")
     runs = _runs(tiles)
@@ -440,6 +479,11 @@ def layout_tiles(readings: list[TileReading]) -> Layout:
         near = [r for r in near if r is not source]
     groups, stray = _exposed_groups(near, warnings)
     concealed_indices = [t.index for t in concealed if not t.flower]
+    groups, dropped = _fit_kongs(groups, len(concealed_indices) + int(source is not None), readings)
+    if dropped:
+        warnings.append(f"{len(dropped)} run(s) of four face-down tiles taken for part of a wall, not a "
+                        "concealed kong (the tile count fits without them)")
+        stray = stray + dropped
     loose_flowers = [t.index for t in concealed if t.flower]
     if loose_flowers:
         flower_group = next((g for g in groups if g.role is GroupRole.FLOWERS), None)
