@@ -57,3 +57,13 @@ def test_write_video_round_trips(tmp_path: Path):
     capture = cv2.VideoCapture(str(path))
     assert int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) == written == round(times.end * 10)
     capture.release()
+
+
+def test_clearing_the_table_leaves_it_empty():
+    scene = toy_scene()
+    frames, times = script_frames(scene, Script(fps=10, hold=0.5, sweep=0.5, tail=1.0, clear_after=1.0))
+    frames = list(frames)
+    assert times.cleared == times.light_change + 1.0
+    assert sum(tiles_visible(scene, frames[round(times.cleared * 10) - 1])) == 6
+    assert sum(tiles_visible(scene, frames[round(times.cleared * 10)])) == 0
+    assert len(frames) == round((times.cleared + 1.0) * 10)

@@ -1,9 +1,10 @@
 """End to end: ``taicam live`` on a real video of a rendered hand being laid out, with the shipped models.
 
 The video (640x480, 10 fps) shows an empty table, the hand's tiles put down one by one, the hand
-left alone, a player's hand sweeping over it, and a change of light. The live mode must announce
-the hand once, only after the last tile is down and the hold time has passed, with the score the
-scoring engine gives the rendered hand.
+left alone, a player's hand sweeping over it, a change of light, and the tiles swept away. The
+live mode must announce the hand once, only after the last tile is down and the hold time has
+passed, with the score the scoring engine gives the rendered hand, and withdraw it once the
+table is empty.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ HOLD = 0.8
 @pytest.fixture(scope="module")
 def table_video(tmp_path_factory: pytest.TempPathFactory):
     scene = render_table_scene(SEED, 640, 480)
-    frames, times = script_frames(scene, Script(fps=10.0))
+    frames, times = script_frames(scene, Script(fps=10.0, clear_after=2.0))
     path = tmp_path_factory.mktemp("live") / "table.avi"
     write_video(path, frames, times.fps)
     return scene, times, path
@@ -66,7 +67,7 @@ def test_the_hand_is_announced_once_after_it_is_laid_out_with_its_score(table_vi
     captured = capsys.readouterr()
     assert status == 0, captured.err
     events = [json.loads(line) for line in captured.out.splitlines()]
-    assert [event["event"] for event in events] == ["hand"], captured.out
+    assert [event["event"] for event in events] == ["hand", "cleared"], captured.out
     event = events[0]
     # Not while tiles were being placed: only once the last one had been still for the hold time.
     assert event["time"] >= times.last_tile + HOLD - 1e-6
@@ -79,6 +80,8 @@ def test_the_hand_is_announced_once_after_it_is_laid_out_with_its_score(table_vi
         (m["kind"], sorted(m["tiles"]), m["concealed"]) for m in expected["melds"]
     )
     assert event["score"]["total"] == score_hand(hand_from_json(expected)).total
+    # The hand sweeping over and the change of light announce nothing; sweeping the tiles away does.
+    assert times.cleared + HOLD - 1e-6 <= events[1]["time"] <= times.cleared + HOLD + 1.0
     assert "end of video file" in captured.err and "1 hand(s) announced" in captured.err
     capture = cv2.VideoCapture(str(annotated))
     assert int(capture.get(cv2.CAP_PROP_FRAME_COUNT)) == round(times.end * times.fps)

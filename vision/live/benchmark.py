@@ -9,8 +9,9 @@ Measured:
 
 * processed frames per second (inference: detect, classify, track, read) sustained over the run;
 * displayed frames per second (annotated frames drawn and written);
-* latency from the change on the table (the last tile put down) to the announced score, wall
-  clock. It includes the hold time (``--hold``, the time the table must stay still), by design.
+* latency from a change on the table to the updated panel, wall clock: the last tile put down ->
+  the score announced, and the tiles swept away -> the hand withdrawn. Both include the hold time
+  (``--hold``, how long the table must stay still), by design.
 """
 
 from __future__ import annotations
@@ -48,7 +49,9 @@ def build_video(directory: Path, args: argparse.Namespace) -> tuple[Path, Any, A
     from vision.live.scenario import Script, render_table_scene, script_frames, write_video
 
     scene = render_table_scene(args.seed, args.width, args.height)
-    script = Script(fps=args.fps, tile_interval=args.tile_interval, hold=3.0, sweep=1.5, tail=3.0)
+    script = Script(
+        fps=args.fps, tile_interval=args.tile_interval, hold=3.0, sweep=1.5, tail=3.0, clear_after=2.0
+    )
     frames, times = script_frames(scene, script)
     path = directory / "table.avi"
     write_video(path, frames, times.fps)
@@ -105,6 +108,12 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         document, clock = hands[0]
         latency = clock - (started + times.last_tile)
         announced_total = (document.get("score") or {}).get("total")
+    clears = [
+        clock
+        for document, clock in zip(summary.events, summary.event_clock, strict=True)
+        if document["event"] == "cleared" and clock >= started + times.cleared
+    ]
+    clear_latency = clears[0] - (started + times.cleared) if clears else None
     from scoring import hand_from_json, score_hand
 
     expected_total = score_hand(hand_from_json(scene.hand)).total
@@ -125,6 +134,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         "classify_ms_median": round(1000 * statistics.median(classify), 1) if classify else None,
         "hold_seconds": args.hold,
         "latency_seconds": None if latency is None else round(latency, 3),
+        "clear_latency_seconds": None if clear_latency is None else round(clear_latency, 3),
         "hands_announced": summary.hands_announced,
         "announced_total": announced_total,
         "expected_total": expected_total,

@@ -140,6 +140,7 @@ class ScriptTimes:
     last_tile: float
     hand_over: tuple[float, float] | None = None
     light_change: float | None = None
+    cleared: float | None = None
     end: float = 0.0
     changes: list[tuple[float, str]] = field(default_factory=list)
 
@@ -150,7 +151,8 @@ class Script:
 
     ``tile_interval`` seconds between tiles; ``hold`` seconds of a still, complete hand before the
     hand sweeps over (``sweep`` seconds); ``light_gain``/``light_warmth`` change the light after
-    another ``hold``; the video ends ``tail`` seconds later.
+    another ``hold``; the video ends ``tail`` seconds later. With ``clear_after``, the tiles are
+    swept off the table that many seconds after the light change (and the video runs ``tail`` more).
     """
 
     fps: float = 10.0
@@ -161,6 +163,7 @@ class Script:
     light_gain: float = 0.75
     light_warmth: float = 0.08
     tail: float = 2.5
+    clear_after: float | None = None
 
 
 def script_frames(scene: TableScene, script: Script) -> tuple[Iterator[np.ndarray], ScriptTimes]:
@@ -172,7 +175,8 @@ def script_frames(scene: TableScene, script: Script) -> tuple[Iterator[np.ndarra
     sweep_start = last_tile + script.hold
     sweep_end = sweep_start + script.sweep
     light_at = sweep_end + script.hold
-    end = light_at + script.tail
+    cleared = None if script.clear_after is None else light_at + script.clear_after
+    end = (cleared if cleared is not None else light_at) + script.tail
     total_frames = int(round(end * script.fps))
     height, width = scene.full.shape[:2]
     xs = [float(np.mean(np.asarray(quad)[:, 0])) for quad in scene.quads]
@@ -185,6 +189,7 @@ def script_frames(scene: TableScene, script: Script) -> tuple[Iterator[np.ndarra
         last_tile=last_tile,
         hand_over=(sweep_start, sweep_end),
         light_change=light_at,
+        cleared=cleared,
         end=end,
         changes=[(first_tile + i * script.tile_interval, "tile placed") for i in range(count)],
     )
@@ -200,6 +205,8 @@ def script_frames(scene: TableScene, script: Script) -> tuple[Iterator[np.ndarra
                     else min(count, int((t - first_tile) / script.tile_interval + 1e-9) + 1)
                 )
                 image = compose(scene, masks, scene.order[:placed])
+            elif cleared is not None and t >= cleared:
+                image = scene.empty
             else:
                 image = full_frame
             if sweep_start <= t < sweep_end:
