@@ -289,6 +289,9 @@ def _hand_runs(frame: _Frame, runs: list[list[_Tile]]) -> list[list[_Tile]]:
         step, row = min(rows, key=lambda item: item[0]) if rows else (math.inf, [])
         alike = bool(row) and run[0].across >= 0.7 * float(np.median([t.across for t in row]))
         within = run[0].flower and offset <= 0.7 and step <= 1.1 and alike
+        # With no sets laid down, the flowers lie alone in front of the row, within its length.
+        beyond, _ = frame.position(run[0])
+        within = within or (run[0].flower and not rows and abs(across) <= 3.0 and beyond <= 1.0)
         if in_line or within:
             keep.append(run)
     return keep
