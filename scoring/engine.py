@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from scoring.hand import Hand
 from scoring.params import resolve_params
@@ -108,6 +108,21 @@ class _Plan:
     chicken: PatternRow | None
     closure: dict[str, frozenset[str]]
     keep_last_on_exclusive: bool
+    bounds: list[tuple] = field(default_factory=list)
+    _by_profile: dict = field(default_factory=dict)
+
+    def rows_for(self, reading: Reading) -> list[tuple[PatternRow, Callable, dict]]:
+        """The reading rows whose requirement this reading meets (cached per reading profile)."""
+        chows, pungs = len(reading.chows), len(reading.pungs)
+        key = (reading.shape, chows, pungs, reading.honour_pungs)
+        rows = self._by_profile.get(key)
+        if rows is None:
+            rows = [entry for entry, (c, p, h, max_c, max_p, shapes) in zip(self.reading_rows, self.bounds,
+                                                                              strict=True)
+                    if chows >= c and pungs >= p and reading.honour_pungs >= h and chows <= max_c
+                    and pungs <= max_p and (shapes is None or reading.shape in shapes)]
+            self._by_profile[key] = rows
+        return rows
 
 
 _PLANS: dict = {}
@@ -129,8 +144,9 @@ def _plan(ruleset: RuleSet, options: dict) -> _Plan:
         detector = DETECTORS[row.detector]
         params = resolve_params(row.params, options)
         (hand_rows if detector.scope == "hand" else reading_rows).append((row, detector.function, params))
+    bounds = [DETECTORS[row.detector].requirement.bounds(params) for row, _, params in reading_rows]
     plan = _Plan(hand_rows, reading_rows, chicken, ruleset.supersession_closure(options),
-                 bool(options.get("flower_win_takes_base", False)))
+                 bool(options.get("flower_win_takes_base", False)), bounds)
     if len(_PLANS) > 256:
         _PLANS.clear()
     _PLANS[key] = plan
@@ -143,7 +159,7 @@ Fired = list[tuple[PatternRow, list[tuple[str, ...]]]]
 def _score_reading(reading: Reading, facts: HandFacts, plan: _Plan, hand_fired: Fired) -> tuple[int, Fired]:
     """The rows this reading earns after supersession, exclusivity and the chicken post-pass."""
     fired = list(hand_fired)
-    for row, function, params in plan.reading_rows:
+    for row, function, params in plan.rows_for(reading):
         hits = function(reading, facts, params)
         if hits:
             fired.append((row, hits))

@@ -26,9 +26,35 @@ ONCE: list[tuple[str, ...]] = [()]
 
 
 @dataclass(frozen=True)
+class Requirement:
+    """What a reading must have for a reading-scope detector to possibly fire.
+
+    The engine skips a row whose requirement the reading fails, without calling the detector:
+    most rows fail on counts alone, and skipping them is what keeps scoring fast. A value that is
+    a string names a row parameter (``"count"``: at least ``params.count`` chows or pungs).
+    """
+
+    chows: int | str = 0
+    pungs: int | str = 0
+    honour_pungs: int | str = 0
+    max_chows: int | None = None
+    max_pungs: int | None = None
+    shapes: tuple[str, ...] | None = None
+
+    def bounds(self, params: dict) -> tuple[int, int, int, int, int, tuple[str, ...] | None]:
+        def value(v: int | str) -> int:
+            return int(params[v]) if isinstance(v, str) else v
+
+        return (value(self.chows), value(self.pungs), value(self.honour_pungs),
+                99 if self.max_chows is None else self.max_chows,
+                99 if self.max_pungs is None else self.max_pungs, self.shapes)
+
+
+@dataclass(frozen=True)
 class Detector:
     function: Callable
     scope: str  # "hand" or "reading"
+    requirement: Requirement = Requirement()
 
 
 DETECTORS: dict[str, Detector] = {}
@@ -39,9 +65,17 @@ def hand_level(fn: Callable) -> Callable:
     return fn
 
 
-def reading_level(fn: Callable) -> Callable:
-    DETECTORS[fn.__name__] = Detector(fn, "reading")
-    return fn
+def reading_level(fn: Callable | None = None, **needs) -> Callable:
+    """Register a reading-scope detector; ``needs`` are its :class:`Requirement` fields."""
+
+    def register(function: Callable) -> Callable:
+        DETECTORS[function.__name__] = Detector(function, "reading", Requirement(**needs))
+        return function
+
+    return register(fn) if fn is not None else register
+
+
+STANDARD = ("standard",)
 
 
 def _all(f: HandFacts) -> list[tuple[str, ...]]:
@@ -99,7 +133,7 @@ def mixed_bouquet(f: HandFacts, p: dict) -> Hits:
 # --------------------------------------------------------------------------- instant flower wins
 
 
-@reading_level
+@reading_level(shapes=("flowers",))
 def seven_flowers(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.2 Seven flowers: LRC/DXB instant win on the 7th (``needs_robbed=false``); mahjongtime,
     allmj and taiwan 七搶一 need the 8th robbed from another player (context ``robbed_eighth_flower``)."""
@@ -110,7 +144,7 @@ def seven_flowers(r: Reading, f: HandFacts, p: dict) -> Hits:
     return [tuple(f.flowers)]
 
 
-@reading_level
+@reading_level(shapes=("flowers",))
 def eight_flowers(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.2 All eight flowers 八仙過海 / Eight Immortals."""
     return [tuple(f.flowers)] if r.shape == "flowers" and len(f.flowers) == 8 else None
@@ -127,7 +161,7 @@ def _dragon_pungs(r: Reading) -> list[Group]:
     return [g for g in r.pungs if g.suit == "z" and g.rank >= 5]
 
 
-@reading_level
+@reading_level(honour_pungs=1)
 def wind_pung(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.3 Pung/kong of winds. ``params.which``: ``any`` (1 each), ``seat`` (門風) or ``round`` (圈風)."""
     if not r.honour_pungs:
@@ -141,7 +175,7 @@ def wind_pung(r: Reading, f: HandFacts, p: dict) -> Hits:
     return [g.tiles for g in pungs] or None
 
 
-@reading_level
+@reading_level(honour_pungs=1)
 def honour_pung(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.3 mahjongtime Pung/Kong of Honors: any wind or dragon pung, 1 each."""
     if not r.honour_pungs:
@@ -149,7 +183,7 @@ def honour_pung(r: Reading, f: HandFacts, p: dict) -> Hits:
     return [g.tiles for g in r.pungs if g.suit == "z"] or None
 
 
-@reading_level
+@reading_level(honour_pungs=1)
 def dragon_pung(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.3 Pung/kong of a dragon 三元牌, each."""
     if not r.honour_pungs:
@@ -167,25 +201,25 @@ def _honour_family(r: Reading, family: tuple[str, ...], pungs: int, pair: bool) 
     return None
 
 
-@reading_level
+@reading_level(honour_pungs=2)
 def little_three_winds(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.3 Little Three Winds 小三風: two wind pungs and a wind pair."""
     return _honour_family(r, WIND_CODES, 2, True)
 
 
-@reading_level
+@reading_level(honour_pungs=3)
 def big_three_winds(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.3 Big Three Winds 大三風: three wind pungs, and not a wind pair (that is Little Four Winds)."""
     return _honour_family(r, WIND_CODES, 3, False)
 
 
-@reading_level
+@reading_level(honour_pungs=3)
 def little_four_winds(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.3 Little Four Winds 小四喜: three wind pungs and a pair of the fourth wind."""
     return _honour_family(r, WIND_CODES, 3, True)
 
 
-@reading_level
+@reading_level(honour_pungs=4)
 def big_four_winds(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.3 Big Four Winds 大四喜: four wind pungs."""
     if not r.honour_pungs:
@@ -194,13 +228,13 @@ def big_four_winds(r: Reading, f: HandFacts, p: dict) -> Hits:
     return [tuple(t for g in found for t in g.tiles)] if len(found) == 4 else None
 
 
-@reading_level
+@reading_level(honour_pungs=2)
 def little_three_dragons(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.3 Little Three Dragons 小三元: two dragon pungs and a dragon pair."""
     return _honour_family(r, DRAGON_CODES, 2, True)
 
 
-@reading_level
+@reading_level(honour_pungs=3)
 def big_three_dragons(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.3 Big Three Dragons 大三元: three dragon pungs."""
     if not r.honour_pungs:
@@ -251,7 +285,7 @@ def _concealed_pungs(r: Reading, f: HandFacts) -> list[Group]:
     return memo["concealed_pungs"]
 
 
-@reading_level
+@reading_level(pungs="count", shapes=STANDARD)
 def concealed_pungs(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.4 Two/three/four/five concealed pungs 暗刻 (``params.count``; tiers supersede each other).
 
@@ -265,7 +299,7 @@ def concealed_pungs(r: Reading, f: HandFacts, p: dict) -> Hits:
     return [tuple(t for g in found for t in g.tiles)] if len(found) == p["count"] else None
 
 
-@reading_level
+@reading_level(pungs=5, shapes=STANDARD)
 def five_concealed_pungs_strict(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.4 DXB: five concealed pungs with no kong and no self-draw."""
     if r.shape != "standard" or f.self_drawn or any(g.kind == "kong" for g in r.pungs):
@@ -467,7 +501,7 @@ def good_eyes(r: Reading, f: HandFacts, p: dict) -> Hits:
 # --------------------------------------------------------------------------- sequences
 
 
-@reading_level
+@reading_level(max_pungs=0, shapes=STANDARD)
 def all_chows(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 All chows 平胡 (LRC All Sheung, mahjongtime Chow hand, taiwan 小平和, allmj Peaceful Win).
 
@@ -485,7 +519,7 @@ def all_chows(r: Reading, f: HandFacts, p: dict) -> Hits:
     return [tuple(t for g in r.chows for t in g.tiles)]
 
 
-@reading_level
+@reading_level(max_pungs=0, shapes=STANDARD)
 def all_chows_plain(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 All chows with no flowers and no honours 大平胡."""
     if f.flowers or f.has_honours:
@@ -513,7 +547,7 @@ def _closed(groups: list[Group], f: HandFacts, mode: str) -> bool:
     return not any(g.exposed for g in groups)  # all_concealed
 
 
-@reading_level
+@reading_level(chows=3)
 def pure_straight(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 Pure straight 一條龍 (123-456-789 of one suit). ``params.closed``: only when closed, by
     ``self_drawn_completes`` (LRC/DXB §3.12), ``self_drawn`` (mahjongtime A-S1-2) or
@@ -536,7 +570,7 @@ def _mixed_straights(r: Reading) -> list[list[Group]]:
     return out
 
 
-@reading_level
+@reading_level(chows=3)
 def mixed_straight(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 LRC/DXB Mixed Complete Sequence: 123, 456, 789 in three different suits (``params.closed`` as
     for the pure straight)."""
@@ -546,7 +580,7 @@ def mixed_straight(r: Reading, f: HandFacts, p: dict) -> Hits:
     return hits[:1] or None
 
 
-@reading_level
+@reading_level(chows="count")
 def identical_chows(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 Brother Sheungs 一般高: ``params.count`` identical chows of one suit (one hit per such chow)."""
     if len(r.chows) < p["count"] or len(r.chow_keys) == len(r.chows) and p["count"] > 1:
@@ -557,7 +591,7 @@ def identical_chows(r: Reading, f: HandFacts, p: dict) -> Hits:
     return hits or None
 
 
-@reading_level
+@reading_level(chows="count")
 def sister_chows(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 Sister Sheungs 相逢: same-number chows in different suits. LRC counts distinct suits
     (``params.distinct_suits``); DXB counts every chow of that number once two suits are there
@@ -576,7 +610,7 @@ def sister_chows(r: Reading, f: HandFacts, p: dict) -> Hits:
     return hits or None
 
 
-@reading_level
+@reading_level(chows=3)
 def step_up_chows(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 Step Up Sheungs: three chows each one number up (A-LRC-7: any suits, or with
     ``params.three_suits`` one chow from each suit). Scored once ("no extra for 4 sets")."""
@@ -599,7 +633,7 @@ def step_up_chows(r: Reading, f: HandFacts, p: dict) -> Hits:
     return None
 
 
-@reading_level
+@reading_level(chows=5)
 def all_step_up(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 All Step Up Hand: five chows stepping up by one (``params.same_suit`` for the +90 row)."""
     chows = r.chows
@@ -629,13 +663,13 @@ def _find_terminal_chow_pairs(r: Reading) -> list[tuple[str, tuple[str, ...]]]:
     return out
 
 
-@reading_level
+@reading_level(chows=2)
 def terminal_chows(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 Terminal Sheung Set 老少: 123 + 789 of one suit, each such pair."""
     return [tiles for _, tiles in _terminal_chow_pairs(r)] or None
 
 
-@reading_level
+@reading_level(chows=4)
 def two_terminal_chow_sets(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 Two 123+789 sets: ``params.same_suit`` true (all one suit) or false (each in its own suit)."""
     found = _terminal_chow_pairs(r)
@@ -665,7 +699,7 @@ def four_ways(r: Reading, f: HandFacts, p: dict) -> Hits:
 # --------------------------------------------------------------------------- pungs
 
 
-@reading_level
+@reading_level(max_chows=0, shapes=STANDARD)
 def all_pungs(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.7 All pungs 對對胡 (mahjongtime Pung hand, allmj All Pòng): sets are all pungs or kongs."""
     if r.shape != "standard" or r.chows:
@@ -695,7 +729,7 @@ def _find_pung_runs(r: Reading) -> list[list[Group]]:
     return runs
 
 
-@reading_level
+@reading_level(pungs="count")
 def consecutive_pungs(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.7 Neighbors / Uncle Pongs 姊妹: ``params.count`` consecutive pungs of one suit (each run)."""
     if len(r.pungs) < p["count"]:
@@ -704,13 +738,13 @@ def consecutive_pungs(r: Reading, f: HandFacts, p: dict) -> Hits:
     return hits or None
 
 
-@reading_level
+@reading_level(pungs=5)
 def neighbours_hand(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.7 Neighbors / Uncles Hand (A-LRC-8): five consecutive pungs of one suit plus a pair."""
     return consecutive_pungs(r, f, {"count": 5})
 
 
-@reading_level
+@reading_level(pungs="count")
 def sister_pungs(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.7 Sister Pongs 兄弟: ``params.count`` pungs of the same number in different suits."""
     if len(r.pungs) < p["count"]:
@@ -743,13 +777,13 @@ def _find_terminal_pung_sets(r: Reading) -> list[tuple[str, tuple[str, ...]]]:
     return out
 
 
-@reading_level
+@reading_level(pungs=2)
 def terminal_pungs(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.7 Terminal Pong Set: 111 + 999 of one suit, each such set."""
     return [tiles for _, tiles in _terminal_pung_sets(r)] or None
 
 
-@reading_level
+@reading_level(pungs=4)
 def two_terminal_pung_sets(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.7 Two terminal pung sets (in two suits)."""
     found = _terminal_pung_sets(r)
@@ -800,7 +834,7 @@ def all_simples(f: HandFacts, p: dict) -> Hits:
     return None if any(is_terminal_or_honour(t) for t in f.tiles) else _all(f)
 
 
-@reading_level
+@reading_level(shapes=STANDARD)
 def outside_hand(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.8 Terminals + honours 混么 (``params.honours=true``) / terminals only 清么 (``false``): every
     set and the pair holds a 1, a 9 or an honour, as the seed's "Terminal Pongs/Sheungs" says."""
@@ -816,7 +850,7 @@ def outside_hand(r: Reading, f: HandFacts, p: dict) -> Hits:
     return _all(f)
 
 
-@reading_level
+@reading_level(honour_pungs=1)
 def gem_hand(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.8 Jade / Ruby / Diamond / Sapphire: a pung of ``params.dragon`` plus ``params.suit`` only;
     any other honour disqualifies (R-15)."""
@@ -829,7 +863,7 @@ def gem_hand(r: Reading, f: HandFacts, p: dict) -> Hits:
 # --------------------------------------------------------------------------- special hands
 
 
-@reading_level
+@reading_level(shapes=("seven_pairs_pung",))
 def seven_pairs_pung(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.9 Seven pairs and a pung (Nico Nico / 嚦咕嚦咕 / 八對半 / 七對). ``params.pung_by_discard``
     false: the winning discard may not finish the pung (allmj R-13 option)."""
@@ -840,7 +874,7 @@ def seven_pairs_pung(r: Reading, f: HandFacts, p: dict) -> Hits:
     return _all(f)
 
 
-@reading_level
+@reading_level(shapes=("seven_pairs_pung",))
 def nico_kongs(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.9 Nico Nico + 1 or 2 Kongs: four of a kind standing as two pairs (``params.count``)."""
     if r.shape != "seven_pairs_pung":
@@ -852,13 +886,13 @@ def nico_kongs(r: Reading, f: HandFacts, p: dict) -> Hits:
     return [tuple(CODE[i] for i in doubled for _ in range(4))]
 
 
-@reading_level
+@reading_level(shapes=("thirteen_orphans",))
 def thirteen_orphans(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.9 13 Orphans, 16-tile form: each terminal and honour, an orphan pair and one more set."""
     return _all(f) if r.shape == "thirteen_orphans" else None
 
 
-@reading_level
+@reading_level(shapes=("sixteen_orphans",))
 def sixteen_orphans(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.9 LRC 16 Orphans, read as 十六不搭 (A-LRC-10)."""
     return _all(f) if r.shape == "sixteen_orphans" else None
@@ -873,7 +907,7 @@ def _classic_class(g: Group) -> str:
     return "terminal" if g.rank in (1, 9) else "simple"
 
 
-@reading_level
+@reading_level(pungs=1)
 def set_points(r: Reading, f: HandFacts, p: dict) -> Hits:
     """Seed 002 per-set points: a ``params.kind`` (pung|kong) of ``params.classes`` (simple, terminal,
     wind, dragon), exposed ("retired") or concealed ("on hand", ``params.concealed``)."""
@@ -900,7 +934,7 @@ def scoring_pair(r: Reading, f: HandFacts, p: dict) -> Hits:
     return None
 
 
-@reading_level
+@reading_level(honour_pungs=1)
 def own_wind_pung(r: Reading, f: HandFacts, p: dict) -> Hits:
     """Seed 002 double: three or four of the player's own wind (``params.round_wind``: also the
     round wind, S2-6 option)."""

@@ -19,7 +19,7 @@ from scoring.shapes import (
     standard_splits,
     winning_tiles,
 )
-from scoring.tiles import flower_seat, is_flower, is_season, rank_of, suit_of
+from scoring.tiles import flower_seat, is_flower, is_season, rank_of
 
 
 class Group:
@@ -114,8 +114,10 @@ class HandFacts:
         self.options = options
         self.tiles: list[str] = hand.all_set_tiles()
         self.counts = counts_of(self.tiles)
-        self.suits = frozenset(suit_of(t) for t in self.tiles if suit_of(t) != "z")
-        self.honours = [t for t in self.tiles if suit_of(t) == "z"]
+        counts = self.counts
+        self.suits = frozenset(suit for suit, low in (("m", 0), ("p", 9), ("s", 18))
+                               if any(counts[low:low + 9]))
+        self.honours = [CODE[i] for i in range(27, 34) for _ in range(counts[i])]
         self.has_honours = bool(self.honours)
         self.flowers = hand.flowers
         self.seat = rank_of(context.seat_wind) if context.seat_wind else None
