@@ -34,8 +34,8 @@ def crop_folder(tmp_path: Path) -> tuple[Path, list]:
     one_each = list({crop.code: crop for crop in crops}.values())[:24]
     folder = tmp_path / "crops"
     folder.mkdir()
-    for crop in one_each:
-        shutil.copy(crop.path, folder / f"{crop.number:04d}.jpg")
+    for number, crop in enumerate(one_each):  # names sort in this order: photo i is crop i
+        shutil.copy(crop.path, folder / f"{number:03d}.jpg")
     return folder, one_each
 
 
