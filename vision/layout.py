@@ -281,7 +281,12 @@ def _hand_runs(frame: _Frame, runs: list[list[_Tile]]) -> list[list[_Tile]]:
         if len(run) >= 2 or (run[0].rotated and abs(across) <= 2.5):
             keep.append(run)
             continue
-        in_line = abs(across) <= 0.5 or any(len(o) >= 2 and abs(a - across) <= 0.6 for a, o in taken)
+        # In line with the concealed row or a row of sets, and close to its end (not far along it).
+        here = frame.along(run[0])
+        in_line = (abs(across) <= 0.5 and frame.position(run[0])[0] <= 3.0) or any(
+            len(o) >= 2 and abs(a - across) <= 0.6
+            and min(abs(here - frame.along(o[0])), abs(here - frame.along(o[-1]))) <= 2.2
+            for a, o in taken)
         # A lone flower starting a second row of sets lines up with the start (or end) of the rows.
         position = frame.along(run[0])
         offset = min(abs(position - min(spans)), abs(position - max(spans))) if spans else math.inf
