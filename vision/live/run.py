@@ -17,7 +17,7 @@ from scoring.errors import InputError
 from vision.live.capture import FrameGrabber, Pace, ReconnectPolicy, parse_source
 from vision.live.engine import EngineConfig, LiveEngine
 from vision.live.reading import PipelineHandReader
-from vision.live.session import EventSink, LiveSession, SessionOptions, SessionSummary
+from vision.live.session import KEY_HELP, EventSink, LiveSession, SessionOptions, SessionSummary
 from vision.live.stability import StabilityConfig
 from vision.live.tracker import TrackerConfig
 
@@ -152,13 +152,7 @@ def run_live(request: LiveRequest) -> int:
     """Run ``taicam live``; returns the exit status (the summary goes to stderr)."""
     session = build_session(request)
     if not request.headless:
-        print(f"taicam live: {session.grabber.source.describe()} - {session_keys()}", file=sys.stderr)
+        print(f"taicam live: {session.grabber.source.describe()} - {KEY_HELP}", file=sys.stderr)
     summary: SessionSummary = session.run()
     print(summary.describe(), file=sys.stderr)
     return 1 if summary.failed else 0
-
-
-def session_keys() -> str:
-    from vision.live.session import KEY_HELP
-
-    return KEY_HELP
