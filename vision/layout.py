@@ -253,6 +253,15 @@ class _Frame:
         return beyond, across if signed else abs(across)
 
 
+def _alike(tile: _Tile, row: list[_Tile]) -> bool:
+    """Does a lone tile look like it lies the way the row's tiles do (size and turn)? A discard
+    thrown on the table lies at any angle, a tile laid in a row of sets lies like its neighbours."""
+    upright = [t for t in row if not t.rotated] or row
+    across = float(np.median([t.across for t in upright]))
+    along = float(np.median([t.along for t in upright]))
+    return 0.7 * across <= tile.across <= 1.4 * across and 0.7 * along <= tile.along <= 1.4 * along
+
+
 def _hand_runs(frame: _Frame, runs: list[list[_Tile]]) -> list[list[_Tile]]:
     """The runs that belong to the hand: rows of sets stepping out from the concealed row.
 
@@ -273,33 +282,42 @@ def _hand_runs(frame: _Frame, runs: list[list[_Tile]]) -> list[list[_Tile]]:
             if abs(across) - reach > ROW_STEP:
                 break
             taken.append((across, run))
-            if len(run) >= 2 or run[0].rotated:
+            if _row_like(run) or (len(run) == 1 and run[0].rotated):
                 reach = abs(across)
-    keep = []
-    spans = [frame.along(t) for _, run in taken if len(run) >= 2 for t in run]
+    rows = [(a, run) for a, run in taken if _row_like(run)]
+    keep = [run for _, run in rows]
+    spans = [frame.along(t) for _, run in rows for t in run]
     for across, run in taken:
-        if len(run) >= 2 or (run[0].rotated and abs(across) <= 2.5):
-            keep.append(run)
+        if len(run) != 1:
+            continue  # a set (kept above), or two discards touching
+        tile = run[0]
+        if tile.rotated and abs(across) <= 2.5:
+            keep.append(run)  # the winning tile lying in front of a standing row
             continue
         # In line with the concealed row or a row of sets, and close to its end (not far along it).
-        here = frame.along(run[0])
-        in_line = (abs(across) <= 0.5 and frame.position(run[0])[0] <= 3.0) or any(
-            len(o) >= 2 and abs(a - across) <= 0.6
+        here = frame.along(tile)
+        in_line = (abs(across) <= 0.5 and frame.position(tile)[0] <= 3.0) or any(
+            abs(a - across) <= 0.6 and _alike(tile, o)
             and min(abs(here - frame.along(o[0])), abs(here - frame.along(o[-1]))) <= 2.2
-            for a, o in taken)
+            for a, o in rows)
         # A lone flower starting a second row of sets lines up with the start (or end) of the rows.
-        position = frame.along(run[0])
-        offset = min(abs(position - min(spans)), abs(position - max(spans))) if spans else math.inf
-        rows = [(abs(a - across), o) for a, o in taken if len(o) >= 2]
-        step, row = min(rows, key=lambda item: item[0]) if rows else (math.inf, [])
-        alike = bool(row) and run[0].across >= 0.7 * float(np.median([t.across for t in row]))
-        within = run[0].flower and offset <= 0.7 and step <= 1.1 and alike
+        offset = min(abs(here - min(spans)), abs(here - max(spans))) if spans else math.inf
+        nearest = min(rows, key=lambda item: abs(item[0] - across)) if rows else None
+        within = (tile.flower and nearest is not None and offset <= 0.7
+                  and abs(nearest[0] - across) <= 1.1 and _alike(tile, nearest[1]))
         # With no sets laid down, the flowers lie alone in front of the row, within its length.
-        beyond, _ = frame.position(run[0])
-        within = within or (run[0].flower and not rows and abs(across) <= 3.0 and beyond <= 1.0)
+        alone = tile.flower and not rows and abs(across) <= 3.0 and frame.position(tile)[0] <= 1.0
+        within = within or alone
         if in_line or within:
             keep.append(run)
     return keep
+
+
+def _row_like(run: list[_Tile]) -> bool:
+    """A run that can be part of the hand in front of the row: a set or more, or flowers together."""
+    flowers = sum(1 for t in run if t.flower)
+    rest = len(run) - flowers
+    return rest >= 3 or (rest == 0 and flowers >= 2)
 
 
 def _row_with(runs: list[list[_Tile]], start: int) -> list[int]:
