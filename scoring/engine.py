@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from scoring.hand import Hand
+from scoring.hand import Hand, WinContext
 from scoring.params import resolve_params
 from scoring.patterns import DETECTORS
 from scoring.payments import build_payments, build_side_payments
@@ -44,7 +44,7 @@ def score_hand(hand: Hand, rules: str | RuleSet = "taiwan",
             options[key] = value
         else:
             warnings.append(f"house option {key!r} is not an option of rule set {ruleset.id!r}; ignored")
-    context = table.context.merged(hand.context)
+    context = _implied(table.context.merged(hand.context))
     report = ScoreReport(rules=ruleset.id, unit=ruleset.unit, valid=False, warnings=warnings)
 
     reason = check_hand(hand, ruleset, context)
@@ -97,6 +97,15 @@ def score_hand(hand: Hand, rules: str | RuleSet = "taiwan",
         warnings.append(f"total {total} is below the table minimum of {minimum} {ruleset.unit} (R-17)")
     warnings.extend(_context_warnings(facts, ruleset, table))
     return report
+
+
+def _implied(context: WinContext) -> WinContext:
+    """Facts that follow from what was given (not guesses): a win on a replacement draw and the
+    dealer's first-turn win (the dealt hand) are self-drawn, unless self_drawn was said."""
+    dealt_hand = context.first_turn and context.is_dealer
+    if context.self_drawn is None and (context.replacement_draw or dealt_hand):
+        return replace(context, self_drawn=True)
+    return context
 
 
 @dataclass

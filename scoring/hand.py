@@ -39,6 +39,8 @@ class WinContext:
     ``dealer_streak`` is N, the dealer's consecutive wins before this hand (the die on the wall).
     ``discarder`` is the seat wind of the player whose tile won (or whose kong was robbed).
     ``tiles_on_table`` counts discards (and, for LRC/DXB, declared tiles) when the hand was won.
+    A win on a replacement draw, and the dealer's first-turn win, are self-drawn by definition:
+    the scorer takes ``self_drawn`` from them when it is not given.
     """
 
     self_drawn: bool | None = None
