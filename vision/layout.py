@@ -338,8 +338,9 @@ def _row_with(runs: list[list[_Tile]], start: int) -> list[int]:
     return members
 
 
-def _choose_concealed(runs: list[list[_Tile]]) -> list[int]:
-    """The concealed row (as run indices): standing tiles whose count fits 17 - 3 x (sets near it)."""
+def _choose_concealed(runs: list[list[_Tile]]) -> list[list[int]]:
+    """Concealed-row hypotheses (as run indices), best first: standing tiles whose count fits
+    17 - 3 x (sets near them) before those that do not; a row with a sideways tile first."""
     candidates = [i for i, run in enumerate(runs) if _plain(run) >= 2]
     if not candidates:
         raise InputError("no standing tiles found: lay the hand out face up in a row")
@@ -365,9 +366,8 @@ def _choose_concealed(runs: list[list[_Tile]]) -> list[int]:
     def sideways(row: list[int]) -> bool:
         return any(t.rotated for k in row for t in runs[k])
 
-    rows.sort(key=lambda row: (not sideways(row), -standing(row)))
-    fitting = [row for row in rows if fits(row)]
-    return fitting[0] if fitting else rows[0]
+    rows.sort(key=lambda row: (not fits(row), not sideways(row), -standing(row)))
+    return rows
 
 
 def _winning_tile(concealed: list[_Tile], frame: _Frame, others: list[list[_Tile]],
@@ -482,13 +482,33 @@ def layout_tiles(readings: list[TileReading]) -> Layout:
     group may hold several touching sets (6-8 tiles): the decoder splits it into legal sets.
     Raises InputError when there are no tiles, two hands, or a face-down concealed row.
     """
+    return layout_candidates(readings, limit=1)[0]
+
+
+def layout_candidates(readings: list[TileReading], limit: int = 3) -> list[Layout]:
+    """Up to ``limit`` layouts, most plausible first, differing in which row is the concealed one.
+
+    Two rows can both fit the tile count (four standing tiles and ten exposed in a row in front of
+    them, or the other way round); only the tiles' faces can tell, so the decoder tries them in
+    order and keeps the first that reads as a legal winning hand.
+    """
     if not readings:
         raise InputError("no tiles found in the photo")
     tiles = _to_tiles(readings, _row_angle(readings))
     if sum(t.face_down for t in tiles) * 2 > len(tiles) and not any(_plain(r) >= 2 for r in _runs(tiles)):
         raise InputError("the concealed tiles are face-down (Ting?); turn them face up to read the hand")
     runs = _runs(tiles)
-    row = _choose_concealed(runs)
+    rows = _choose_concealed(runs)
+    layouts = [_layout_for(readings, runs, rows[0])]
+    for row in rows[1:limit]:
+        try:
+            layouts.append(_layout_for(readings, runs, row))
+        except InputError:
+            continue  # an unlikely reading of the rows that makes no sense; the first one stands
+    return layouts
+
+
+def _layout_for(readings: list[TileReading], runs: list[list[_Tile]], row: list[int]) -> Layout:
     concealed = [t for k in row for t in runs[k]]
     frame = _Frame.of(concealed)
     concealed.sort(key=lambda t: float(np.array([t.x, t.y]) @ frame.direction))

@@ -27,7 +27,7 @@ from scoring.errors import InputError
 from vision.confidence import ConfidenceReport, build_report, choose_winning_tile, tile_alternatives
 from vision.decode import HandReading, decode_hand
 from vision.imageio import PhotoSource, image_from_array
-from vision.layout import layout_tiles
+from vision.layout import layout_candidates
 from vision.types import Detection, GroupRole, Layout, TileReading
 
 #: Long side of the image the detector sees (it letterboxes further to its own input size).
@@ -156,6 +156,19 @@ def _rules_for(rules: Any, table: Any) -> Any:
     return getattr(table, "rules", None) or "taiwan"
 
 
+def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any,
+                        context: dict[str, Any]) -> tuple[Layout, HandReading]:
+    """Decode the most plausible layout; if no legal hand reads from it, the next ones (another row
+    may be the concealed one). The first layout's error is the one reported if none reads."""
+    first_error: InputError | None = None
+    for layout in layout_candidates(readings):
+        try:
+            return layout, decode_hand(readings, layout, rules=rules, table=table, context=context)
+        except InputError as error:
+            first_error = first_error or error
+    raise first_error or InputError("no tiles found in the photo")
+
+
 def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = None, table: Any = None,
                   context: Any = None) -> PhotoResult:
     """Layout, legal decoding, scoring and the confidence report for tile readings (no models).
@@ -168,9 +181,8 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
     ctx = _context_dict(context)
     result = PhotoResult(image=image, readings=readings, assumed=assumed_context(ctx, table))
     started = time.perf_counter()
-    layout = layout_tiles(readings)
+    layout, decoded = _decode_best_layout(readings, rules, table, ctx)
     result.layout = layout
-    decoded = decode_hand(readings, layout, rules=rules, table=table, context=ctx)
     result.decoded = decoded
     result.timings["decode"] = time.perf_counter() - started
     hand = dict(decoded.hand)
