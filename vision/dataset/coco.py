@@ -110,7 +110,8 @@ def write_coco(out: str | os.PathLike[str], records: list[ManifestRecord], sourc
             if tile.code not in category_of:
                 continue
             x1, y1, x2, y2 = tile.box
-            attributes = {k: getattr(tile, k) for k in _ATTRIBUTES if getattr(tile, k) not in (None, False)}
+            attributes = {k: getattr(tile, k) for k in _ATTRIBUTES
+                          if getattr(tile, k) is not None and getattr(tile, k) is not False}  # keeps group 0
             annotation: dict[str, Any] = {
                 "id": len(annotations) + 1, "image_id": image_id, "category_id": category_of[tile.code],
                 "bbox": [round(x1, 2), round(y1, 2), round(x2 - x1, 2), round(y2 - y1, 2)],

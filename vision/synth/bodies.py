@@ -122,6 +122,8 @@ def shade_texture(texture: np.ndarray, shade: float, highlight: np.ndarray | Non
     """Texture times the light, plus an optional specular highlight (saturating uint8 arithmetic)."""
     shaded = cv2.convertScaleAbs(texture, alpha=shade)
     if highlight is not None and strength > 0.01:
+        if highlight.shape != shaded.shape:
+            highlight = cv2.resize(highlight, (shaded.shape[1], shaded.shape[0]))
         shaded = cv2.addWeighted(shaded, 1.0, highlight, strength, 0.0)
     return shaded
 

@@ -19,7 +19,6 @@ import numpy as np
 
 from scoring.errors import InputError
 from vision.dataset.manifest import ManifestRecord, write_manifest
-from vision.synth.faces import face_styles
 from vision.synth.scene import SceneConfig, render_scene
 
 MANIFEST_NAME = "manifest.jsonl"
@@ -97,7 +96,7 @@ def _run(jobs: list[tuple[int, int, SceneConfig, str]], workers: int) -> Iterato
     if workers == 1:
         yield from map(_render_one, jobs)
         return
-    face_styles(jobs[0][2].split)  # load the textures once; forked workers inherit them
-    context = multiprocessing.get_context("spawn" if os.name == "nt" else "fork")
+    # Spawned, not forked: a child forked from a parent that ran OpenCV's thread pool can deadlock.
+    context = multiprocessing.get_context("spawn")
     with context.Pool(workers, initializer=_init_worker) as pool:
         yield from pool.imap(_render_one, jobs, chunksize=4)
