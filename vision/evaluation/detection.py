@@ -218,53 +218,81 @@ class FlagMetrics:
         }
 
 
-def evaluate_synthetic(detector: object, count: int,
-                       seed: int = 9001) -> tuple[DetectionMetrics, FlagMetrics]:
-    """Detection and flag metrics on rendered scenes drawn only from held-out face styles.
+def score_scene(detector: object, image: np.ndarray, tiles: Sequence[object], name: str,
+                metrics: DetectionMetrics, flags: FlagMetrics) -> None:
+    """Add one labelled scene (manifest ``TileLabel``s) to ``metrics`` and ``flags``.
 
     Distractor tiles (discards, wall) are neither required nor counted against precision: the
-    detector is trained to find the hand, and on synthetic scenes some distractors are labelled.
+    detector is trained to find the hand, and a scene labels only some of its distractors.
     """
+    hand = [t for t in tiles if t.role != "distractor"]  # type: ignore[attr-defined]
+    others = np.asarray([t.box for t in tiles if t.role == "distractor"], np.float64)  # type: ignore[attr-defined]
+    others = others.reshape(-1, 4)
+    truth = np.asarray([t.box for t in hand], np.float64).reshape(-1, 4)
+    detections = detector.detect(image)  # type: ignore[attr-defined]
+    boxes = np.asarray([d.box for d in detections], np.float64).reshape(-1, 4)
+    pairs = match_pairs(boxes, [d.score for d in detections], truth)
+    matched_pred = {i for i, _ in pairs}
+    unmatched = [i for i in range(len(boxes)) if i not in matched_pred]
+    on_distractor = 0
+    if unmatched and len(others):
+        on_distractor = int((box_iou(boxes[unmatched], others).max(axis=1) >= IOU_THRESHOLD).sum())
+    metrics.add(name, len(pairs), len(unmatched) - on_distractor, len(truth) - len(pairs))
+    for i, j in pairs:
+        flags.matched += 1
+        tile, found = hand[j], detections[i]
+        flags.sideways_truth += tile.rotated
+        flags.sideways_found += tile.rotated and found.rotated
+        flags.sideways_false += (not tile.rotated) and found.rotated
+        flags.face_down_truth += tile.face_down
+        flags.face_down_found += tile.face_down and found.face_down
+        flags.face_down_false += (not tile.face_down) and found.face_down
+
+
+def evaluate_synthetic(detector: object, count: int,
+                       seed: int = 9001) -> tuple[DetectionMetrics, FlagMetrics]:
+    """Detection and flag metrics on rendered scenes drawn only from held-out face styles."""
     from vision.synth import SceneConfig, render_scene
 
     rng = np.random.default_rng(seed)
     metrics, flags = DetectionMetrics(), FlagMetrics()
     for index in range(count):
         image, record = render_scene(rng, SceneConfig(split="val"))
-        hand = [t for t in record.tiles if t.role != "distractor"]
-        others = np.asarray([t.box for t in record.tiles if t.role == "distractor"], np.float64)
-        others = others.reshape(-1, 4)
-        truth = np.asarray([t.box for t in hand], np.float64).reshape(-1, 4)
-        detections = detector.detect(image)  # type: ignore[attr-defined]
-        boxes = np.asarray([d.box for d in detections], np.float64).reshape(-1, 4)
-        scores = [d.score for d in detections]
-        pairs = match_pairs(boxes, scores, truth)
-        matched_pred = {i for i, _ in pairs}
-        unmatched = [i for i in range(len(boxes)) if i not in matched_pred]
-        on_distractor = 0
-        if unmatched and len(others):
-            on_distractor = int((box_iou(boxes[unmatched], others).max(axis=1) >= IOU_THRESHOLD).sum())
-        false_positives = len(unmatched) - on_distractor
-        metrics.add(f"scene-{seed}-{index}", len(pairs), false_positives, len(truth) - len(pairs))
-        for i, j in pairs:
-            flags.matched += 1
-            tile, found = hand[j], detections[i]
-            flags.sideways_truth += tile.rotated
-            flags.sideways_found += tile.rotated and found.rotated
-            flags.sideways_false += (not tile.rotated) and found.rotated
-            flags.face_down_truth += tile.face_down
-            flags.face_down_found += tile.face_down and found.face_down
-            flags.face_down_false += (not tile.face_down) and found.face_down
+        score_scene(detector, image, record.tiles, f"scene-{seed}-{index}", metrics, flags)
+    return metrics, flags
+
+
+def evaluate_manifest(detector: object, manifest: Path) -> tuple[DetectionMetrics, FlagMetrics]:
+    """Detection and flag metrics on the scenes of a manifest (e.g. ``datasets/samples``)."""
+    import cv2
+
+    from vision.dataset.manifest import image_path, read_manifest
+
+    metrics, flags = DetectionMetrics(), FlagMetrics()
+    for record in read_manifest(manifest):
+        path = image_path(record, manifest)
+        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
+        if image is None:
+            raise OSError(f"cannot read {path}")
+        score_scene(detector, image, record.tiles, record.image, metrics, flags)
     return metrics, flags
 
 
 def detector_report(detector: object, table_photos: Path | None, synthetic_scenes: int = 0,
-                    split: str = "val") -> dict[str, object]:
-    """The detector section of ``scripts/evaluate.py``: table-photo split and optional synthetic scenes."""
+                    manifests: Sequence[Path] = (), split: str = "val") -> dict[str, object]:
+    """The detector section of ``scripts/evaluate.py``.
+
+    ``table_photos``: recall / precision on that split of the real table photos (hand tiles only are
+    boxed there). ``manifests``: labelled scenes such as ``datasets/samples/manifest.jsonl``, with the
+    sideways / face-down flags. ``synthetic_scenes``: that many fresh renders from held-out styles.
+    """
     report: dict[str, object] = {}
     if table_photos is not None:
         images = load_table_photos(table_photos, split=split)
         report["table_photos"] = {"split": split, **evaluate(detector_predictor(detector), images).to_json()}
+    for manifest in manifests:
+        metrics, flags = evaluate_manifest(detector, manifest)
+        report[f"manifest:{manifest}"] = {**metrics.to_json(), **flags.to_json()}
     if synthetic_scenes:
         metrics, flags = evaluate_synthetic(detector, synthetic_scenes)
         report["synthetic_val_styles"] = {**metrics.to_json(), **flags.to_json()}

@@ -85,7 +85,7 @@ def _nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> np.ndar
 
 
 def decode_maps(maps: np.ndarray, stride: int, score_threshold: float, max_tiles: int = 200,
-                nms_iou: float = 0.5) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                nms_iou: float = 0.7) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Network maps (7,H,W) -> boxes (n,4) in network-input pixels, scores, sideways, face_down probs."""
     heat = np.ascontiguousarray(maps[0], dtype=np.float32)
     peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= score_threshold)

@@ -37,6 +37,7 @@ class DetectorSample:
     face_down: np.ndarray  # (n,) int8
     ignore: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))  # (m, 4)
     source: str = ""
+    quads: np.ndarray | None = None  # (n, 4, 2) tile outlines when known (synthetic scenes)
 
 
 def samples_from_truth(images: list[TruthImage]) -> list[DetectorSample]:
@@ -70,13 +71,16 @@ def render_synthetic_sample(index: int, seed: int, size: tuple[int, int] = SYNTH
 
     rng = np.random.default_rng([seed, index])
     image, record = render_scene(rng, SceneConfig(width=size[0], height=size[1]))
-    boxes, sideways, face_down, ignore = [], [], [], []
+    boxes, quads, sideways, face_down, ignore = [], [], [], [], []
     for tile in record.tiles:
         box = [float(v) for v in tile.box]
-        if tile.role == "distractor":
+        # Distractors and mostly hidden tiles are neither asked for nor punished (see module doc).
+        if tile.role == "distractor" or float(tile.extra.get("visible", 1.0)) < 0.5:
             ignore.append(box)
             continue
         boxes.append(box)
+        quad = tile.quad if tile.quad is not None else _box_corners(box)
+        quads.append([[float(x), float(y)] for x, y in quad])
         sideways.append(1 if tile.rotated else 0)
         face_down.append(1 if tile.face_down else 0)
     return DetectorSample(
@@ -86,7 +90,13 @@ def render_synthetic_sample(index: int, seed: int, size: tuple[int, int] = SYNTH
         face_down=np.asarray(face_down, np.int8),
         ignore=np.asarray(ignore, np.float32).reshape(-1, 4),
         source=f"synth-{seed}-{index}",
+        quads=np.asarray(quads, np.float32).reshape(-1, 4, 2),
     )
+
+
+def _box_corners(box: list[float]) -> list[tuple[float, float]]:
+    x1, y1, x2, y2 = box
+    return [(x1, y1), (x2, y1), (x2, y2), (x1, y2)]
 
 
 def _save_cached(sample: DetectorSample, image_path: Path, label_path: Path) -> None:
@@ -95,7 +105,7 @@ def _save_cached(sample: DetectorSample, image_path: Path, label_path: Path) -> 
         raise OSError(f"cannot write {image_path}")
     labels = {"boxes": sample.boxes.tolist(), "sideways": sample.sideways.tolist(),
               "face_down": sample.face_down.tolist(), "ignore": sample.ignore.tolist(),
-              "source": sample.source}
+              "source": sample.source, "quads": None if sample.quads is None else sample.quads.tolist()}
     tmp = label_path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(labels))
     tmp.replace(label_path)
@@ -108,6 +118,7 @@ def _load_cached(image_path: Path, label_path: Path) -> DetectorSample | None:
     if image is None:
         return None
     labels = json.loads(label_path.read_text())
+    quads = labels.get("quads")
     return DetectorSample(
         image=image,
         boxes=np.asarray(labels["boxes"], np.float32).reshape(-1, 4),
@@ -115,6 +126,7 @@ def _load_cached(image_path: Path, label_path: Path) -> DetectorSample | None:
         face_down=np.asarray(labels["face_down"], np.int8),
         ignore=np.asarray(labels["ignore"], np.float32).reshape(-1, 4),
         source=labels["source"],
+        quads=None if quads is None else np.asarray(quads, np.float32).reshape(-1, 4, 2),
     )
 
 
@@ -127,7 +139,7 @@ def synthetic_samples(count: int, seed: int, cache_dir: Path | None = None,
     """
     folder = None
     if cache_dir is not None:
-        folder = Path(cache_dir) / f"seed{seed}_{SYNTH_SIZE[0]}x{SYNTH_SIZE[1]}"
+        folder = Path(cache_dir) / f"scenes-seed{seed}-{SYNTH_SIZE[0]}x{SYNTH_SIZE[1]}"
         folder.mkdir(parents=True, exist_ok=True)
     for index in indices if indices is not None else range(count):
         if folder is None:
@@ -152,6 +164,38 @@ def _rot90_boxes(boxes: np.ndarray, k: int, width: int, height: int) -> np.ndarr
         out = np.stack([y1, width - x2, y2, width - x1], axis=1)
         width, height = height, width
     return out
+
+
+def _rotate_any_angle(sample: DetectorSample, rng: np.random.Generator) -> DetectorSample:
+    """Turn the whole image by any angle; boxes are re-fitted to the turned tile outlines.
+
+    Only for samples with outlines (synthetic): a turned axis-aligned box would be too large.
+    Rows at 45 degrees are where touching tiles' boxes overlap most, so the decoder must see them.
+    """
+    assert sample.quads is not None
+    height, width = sample.image.shape[:2]
+    angle = float(rng.uniform(-180, 180))
+    matrix = cv2.getRotationMatrix2D((width / 2, height / 2), angle, 1.0)
+    cos, sin = abs(matrix[0, 0]), abs(matrix[0, 1])
+    new_w, new_h = int(height * sin + width * cos + 0.5), int(height * cos + width * sin + 0.5)
+    matrix[0, 2] += new_w / 2 - width / 2
+    matrix[1, 2] += new_h / 2 - height / 2
+    fill = tuple(int(v) for v in rng.integers(0, 256, 3))
+    image = cv2.warpAffine(sample.image, matrix, (new_w, new_h), flags=cv2.INTER_LINEAR,
+                           borderMode=cv2.BORDER_CONSTANT, borderValue=fill)
+
+    def turn(points: np.ndarray) -> np.ndarray:
+        flat = points.reshape(-1, 2)
+        return (flat @ matrix[:, :2].T + matrix[:, 2]).reshape(points.shape)
+
+    quads = turn(sample.quads.astype(np.float64))
+    boxes = np.concatenate([quads.min(axis=1), quads.max(axis=1)], axis=1)
+    corners = np.stack([sample.ignore[:, [0, 1]], sample.ignore[:, [2, 1]], sample.ignore[:, [2, 3]],
+                        sample.ignore[:, [0, 3]]], axis=1)
+    turned = turn(corners.astype(np.float64))
+    ignore = np.concatenate([turned.min(axis=1), turned.max(axis=1)], axis=1).reshape(-1, 4)
+    return DetectorSample(image, boxes.astype(np.float32), sample.sideways, sample.face_down,
+                          ignore.astype(np.float32), sample.source, quads.astype(np.float32))
 
 
 def _photometric(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -185,12 +229,15 @@ def _photometric(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 def random_view(sample: DetectorSample, rng: np.random.Generator, size: int, base: int) -> DetectorSample:
     """A random training view ``size`` x ``size`` of ``sample``.
 
-    The image is first scaled as the runtime would (longest side -> ``base``), then jittered in
-    scale (x0.6..1.5) and aspect (the real photos were stretched to squares), turned by a quarter
-    turn now and then (any camera rotation must work), flipped, and cropped around the tiles.
+    Synthetic scenes are sometimes turned by any angle first (their tile outlines are known). The
+    image is then scaled as the runtime would (longest side -> ``base``), jittered in scale
+    (x0.6..1.5) and aspect (the real photos were stretched to squares), turned by a quarter turn
+    now and then (any camera rotation must work), flipped, and cropped around the tiles.
     Boxes cut by the crop keep a target only if at least 60% of them is visible; the rest become
     ignore regions so the loss never punishes a half-visible tile either way.
     """
+    if sample.quads is not None and rng.random() < 0.35:
+        sample = _rotate_any_angle(sample, rng)
     image, boxes, ignore = sample.image, sample.boxes.copy(), sample.ignore.copy()
     sideways, face_down = sample.sideways.copy(), sample.face_down.copy()
     height, width = image.shape[:2]
