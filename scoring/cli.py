@@ -47,7 +47,7 @@ from scoring.engine import score_hand
 from scoring.errors import InputError
 from scoring.hand import hand_from_json
 from scoring.notation import parse_notation
-from scoring.report import ScoreReport
+from scoring.report import ScoreReport, display_width, pad
 from scoring.rules import RuleSet, list_rulesets, load_ruleset
 
 MAX_INPUT_BYTES = 64 * 1024 * 1024
@@ -261,7 +261,7 @@ def _rules_table(rs: RuleSet) -> str:
     ]
     if rs.description:
         lines.append(rs.description)
-    width = max(len(f"{r.name} {r.name_zh}") for r in rs.patterns)
+    width = max(display_width(f"{r.name} {r.name_zh}") for r in rs.patterns)
     lines.append("")
     for r in rs.patterns:
         value = f"x{2**r.value}" if r.double else str(r.value)
@@ -277,7 +277,7 @@ def _rules_table(rs: RuleSet) -> str:
         if r.last:
             notes.append("added last")
         label = f"{r.name} {r.name_zh}".strip()
-        lines.append(f"  {label:<{width}}  {value:>5}  {'; '.join(notes)}")
+        lines.append(f"  {pad(label, width)}  {value:>5}  {'; '.join(notes)}")
     if rs.side_payments:
         lines.append("")
         lines.append("side payments (paid at once, outside the hand):")

@@ -681,7 +681,7 @@ def two_terminal_chow_sets(r: Reading, f: HandFacts, p: dict) -> Hits:
     return [tuple(t for _, tiles in found for t in tiles)]
 
 
-@reading_level
+@reading_level(shapes=STANDARD)
 def four_ways(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 Four in 2/3/4 Ways (A-LRC-6): all four copies of a tile spread over ``params.ways``
     different groups (sets and the pair) of the reading. One hit per such tile."""

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass, field
 
 from scoring.readings import Reading
@@ -102,13 +103,13 @@ class ScoreReport:
                          f"reading(s) scored)")
             if self.waits:
                 lines.append(f"waits before the win: {' '.join(self.waits)}")
-        width = max([len(_label(i)) for i in self.items] + [20])
+        width = max([display_width(_label(i)) for i in self.items] + [20])
         lines.append("")
         for item in self.items:
             tiles = " ".join(item.tiles)
-            lines.append(f"  {_label(item):<{width}}  {item.value:>5}   {tiles}")
+            lines.append(f"  {pad(_label(item), width)}  {item.value:>5}   {tiles}")
         lines.append(f"  {'-' * width}  -----")
-        lines.append(f"  {'TOTAL':<{width}}  {self.total:>5} {self.unit}")
+        lines.append(f"  {pad('TOTAL', width)}  {self.total:>5} {self.unit}")
         if self.payments:
             lines.append("")
             lines.append("payments:")
@@ -122,6 +123,16 @@ class ScoreReport:
         for warning in self.warnings:
             lines.append(f"warning: {warning}")
         return "\n".join(lines)
+
+
+def display_width(text: str) -> int:
+    """Terminal columns ``text`` takes: Chinese characters are two columns wide."""
+    return sum(2 if unicodedata.east_asian_width(ch) in ("W", "F") else 1 for ch in text)
+
+
+def pad(text: str, width: int) -> str:
+    """``text`` padded with spaces to ``width`` terminal columns."""
+    return text + " " * max(0, width - display_width(text))
 
 
 def _label(item: ScoreItem) -> str:
