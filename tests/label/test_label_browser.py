@@ -183,6 +183,12 @@ def test_face_down_and_delete(page, server: RunningServer, photo_dir: Path) -> N
     page.keyboard.press("f")  # face up again: the code it had comes back
     settle(page)
     assert read_manifest(photo_dir / "manifest.jsonl")[0].tiles[0].code == "1m"
+    page.keyboard.press("/")
+    page.keyboard.type("?")  # the labeller cannot tell: "unknown"
+    page.keyboard.press("Enter")
+    settle(page)
+    assert read_manifest(photo_dir / "manifest.jsonl")[0].tiles[0].code == "unknown"
+    assert page.evaluate("isLow(S.tiles[0])") is False  # a person decided; l skips it
 
 
 def test_review_view_lists_counts_and_opens_the_contact_sheet(page, server: RunningServer) -> None:

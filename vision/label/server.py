@@ -70,7 +70,9 @@ class LabelApp:
             "count": len(self.workspace),
             "codes": [*VISION_CODES, UNKNOWN_CODE],
             "names": ENGLISH_NAMES,
-            "aliases": {alias: code for alias, code in ALIASES.items() if code in LABEL_CODES},
+            # "?" marks a tile the labeller cannot read (the manifest's "unknown").
+            "aliases": {**{alias: code for alias, code in ALIASES.items() if code in LABEL_CODES},
+                        "?": UNKNOWN_CODE, UNKNOWN_CODE: UNKNOWN_CODE},
             "roles": list(ROLES),
             "context_fields": CONTEXT_FIELDS,
             "low_confidence": LOW_CONFIDENCE,

@@ -906,7 +906,7 @@ async function loadReview() {
   table.textContent = "";
   table.appendChild(row(["image", "tile", "kind", "label", "model", "p"]));
   for (const d of data.disagreements) {
-    table.appendChild(row([d.image, d.tile === null ? "–" : String(d.tile + 1), d.kind, d.label || "–", d.model || "–",
+    table.appendChild(row([`${d.index + 1}. ${d.image}`, d.tile === null ? "–" : String(d.tile + 1), d.kind, d.label || "–", d.model || "–",
       d.confidence ? d.confidence.toFixed(2) : ""], () => openTile(d.index, d.tile)));
   }
   status(`${data.labelled} of ${data.images} images labelled`);
