@@ -81,7 +81,7 @@ def score_hand(hand: Hand, rules: str | RuleSet = "taiwan",
     total, fired, reading = best
     items = _items(fired, ruleset.row_order)
     if table.limit is not None and total > table.limit:
-        items.append(ScoreItem("limit", f"Table limit {table.limit}", "", table.limit - total, []))
+        items.append(ScoreItem("limit", f"Table limit {table.limit}", "封頂", table.limit - total, []))
         warnings.append(f"total {total} capped at the table limit of {table.limit}")
         total = table.limit
     report.valid = True
