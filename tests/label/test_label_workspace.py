@@ -136,3 +136,19 @@ def test_moving_boxes_keeps_a_hand_the_labels_cannot_rebuild(photo_dir: Path) ->
     workspace.save(0, edit, 0)
     saved = read_manifest(photo_dir / "manifest.jsonl")[0].hand
     assert saved == {**hand, "context": {"self_drawn": True, "seat_wind": "2z"}}
+
+
+def test_a_manifest_changed_by_another_program_is_not_overwritten(photo_dir: Path) -> None:
+    seed_labels(photo_dir)
+    workspace = LabelWorkspace(photo_dir)
+    workspace.save(0, edit_of(workspace.record(0)), 0)
+    # Someone else's tool rewrites the manifest while the page is open.
+    theirs = [*read_manifest(photo_dir / "manifest.jsonl"),
+              ManifestRecord(image="images/table2.jpg", width=640, height=640, source="other tool")]
+    write_manifest(photo_dir / "manifest.jsonl", theirs)
+    before = (photo_dir / "manifest.jsonl").read_bytes()
+    with pytest.raises(InputError, match="changed by another program"):
+        workspace.save(1, {"tiles": [{"code": "1p", "box": [1, 1, 9, 9]}]}, 0)
+    assert (photo_dir / "manifest.jsonl").read_bytes() == before
+    assert workspace.record(1) is None and workspace.revision(1) == 0
+    assert LabelWorkspace(photo_dir).record(2).source == "other tool"  # a restart picks it up

@@ -112,6 +112,7 @@ class LabelWorkspace:
         # A write killed half-way leaves its temp file (the manifest itself is intact): clear it.
         for stale in self.manifest_path.parent.glob(f".{self.manifest_path.name}.*.tmp"):
             stale.unlink(missing_ok=True)
+        self._disk_stamp = self._stamp()
         if not self.manifest_path.exists():
             return
         for record in read_manifest(self.manifest_path):
@@ -134,7 +135,22 @@ class LabelWorkspace:
         """The ``image`` field for ``key``: relative to the manifest's folder, as the format says."""
         return Path(os.path.relpath(self.root / key, self.manifest_path.parent)).as_posix()
 
+    def _stamp(self) -> tuple[int, int] | None:
+        """Identity of the manifest on disk (mtime, size), None when there is none."""
+        try:
+            stat = self.manifest_path.stat()
+        except FileNotFoundError:
+            return None
+        return (stat.st_mtime_ns, stat.st_size)
+
+    def _check_disk(self) -> None:
+        """Refuse to overwrite a manifest another program changed since it was read or written here."""
+        if self._stamp() != self._disk_stamp:
+            raise InputError(f"{self.manifest_path} was changed by another program while labelling; "
+                             "not overwriting it: restart taicam label to load the new version")
+
     def _write(self) -> None:
+        self._check_disk()
         records: list[ManifestRecord] = []
         for entry in self._order:
             if isinstance(entry, str):
@@ -144,6 +160,7 @@ class LabelWorkspace:
             else:
                 records.append(entry)
         write_manifest(self.manifest_path, records)
+        self._disk_stamp = self._stamp()
 
     # ----------------------------------------------------------------- queries
     def __len__(self) -> int:
@@ -274,6 +291,9 @@ class LabelWorkspace:
         self._place(state.key)
         try:
             self._write()
+        except InputError:
+            state.record = previous
+            raise
         except OSError as error:
             state.record = previous
             raise InputError(f"cannot write {self.manifest_path}: {error.strerror or error}") from None
@@ -290,6 +310,7 @@ class LabelWorkspace:
         """Put imported records (YOLO/COCO) in place as one undoable change each; returns the count."""
         count = 0
         with self._lock:
+            self._check_disk()
             for index, record in records:
                 state = self._states[index]
                 record.image = state.record.image if state.record else self._record_image_name(state.key)
