@@ -36,14 +36,8 @@ def score_hand(hand: Hand, rules: str | RuleSet = "taiwan",
     """
     ruleset = load_ruleset(rules)
     table = table or _DEFAULT_TABLE
-    warnings: list[str] = []
-    options = dict(ruleset.options)
-    options["ting_in_play"] = table.ting
-    for key, value in table.options.items():
-        if key in ruleset.options:
-            options[key] = value
-        else:
-            warnings.append(f"house option {key!r} is not an option of rule set {ruleset.id!r}; ignored")
+    options, option_warnings, plan = _prepare(ruleset, table)
+    warnings = list(option_warnings)
     context = _implied(table.context.merged(hand.context))
     report = ScoreReport(rules=ruleset.id, unit=ruleset.unit, valid=False, warnings=warnings)
 
@@ -61,7 +55,6 @@ def score_hand(hand: Hand, rules: str | RuleSet = "taiwan",
         report.reason = _not_a_win_reason(hand, ruleset)
         return report
 
-    plan = _plan(ruleset, options)
     hand_fired = []
     for row, function, params in plan.hand_rows:
         hits = function(facts, params)
@@ -97,6 +90,31 @@ def score_hand(hand: Hand, rules: str | RuleSet = "taiwan",
         warnings.append(f"total {total} is below the table minimum of {minimum} {ruleset.unit} (R-17)")
     warnings.extend(_context_warnings(facts, ruleset, table))
     return report
+
+
+_PREPARED: dict = {}
+
+
+def _prepare(ruleset: RuleSet, table: TableSettings) -> tuple[dict, list[str], _Plan]:
+    """The effective options (rule set < table), warnings about unknown house options, and the
+    plan; cached per rule set and table options because every hand of a session shares them."""
+    key = (id(ruleset), table.ting, tuple(sorted((k, repr(v)) for k, v in table.options.items())))
+    prepared = _PREPARED.get(key)
+    if prepared is not None and prepared[3] is ruleset:
+        return prepared[0], prepared[1], prepared[2]
+    options = dict(ruleset.options)
+    options["ting_in_play"] = table.ting
+    warnings = []
+    for name, value in table.options.items():
+        if name in ruleset.options:
+            options[name] = value
+        else:
+            warnings.append(f"house option {name!r} is not an option of rule set {ruleset.id!r}; ignored")
+    plan = _plan(ruleset, options)
+    if len(_PREPARED) > 256:
+        _PREPARED.clear()
+    _PREPARED[key] = (options, warnings, plan, ruleset)
+    return options, warnings, plan
 
 
 def _implied(context: WinContext) -> WinContext:

@@ -182,22 +182,32 @@ def winning_tiles(counts: list[int], used: list[int], special: tuple[str, ...] =
     Only the block (suit) that receives the candidate tile is re-solved; the others' answers
     are reused, and tiles with no neighbour within two ranks are skipped (they cannot join a set).
     """
-    blocks = [tuple(counts[0:9]), tuple(counts[9:18]), tuple(counts[18:27]), tuple(counts[27:34])]
-    status = [_suit_status(block, k == 3) for k, block in enumerate(blocks)]
     waits: set[int] = set()
     if sum(counts) % 3 == 1:
+        blocks = (tuple(counts[0:9]), tuple(counts[9:18]), tuple(counts[18:27]), tuple(counts[27:34]))
+        status = [_suit_status(block, k == 3) for k, block in enumerate(blocks)]
+        plain = [no_pair for no_pair, _ in status]
+        paired = [with_pair for _, with_pair in status]
         for k in range(4):
-            others = [status[j] for j in range(4) if j != k]
-            all_plain = all(no_pair for no_pair, _ in others)
-            one_pair = any(others[j][1] and all(others[i][0] for i in range(3) if i != j) for j in range(3))
+            others = [j for j in range(4) if j != k]
+            not_plain = [j for j in others if not plain[j]]
+            all_plain = not not_plain
+            # exactly one other block takes the pair, the rest split into sets only
+            one_pair = (len(not_plain) == 1 and paired[not_plain[0]]) or (
+                all_plain and any(paired[j] for j in others))
             if not all_plain and not one_pair:
                 continue
+            base = 9 * k
             for rank, no_pair, with_pair in _block_completions(blocks[k], k == 3):
-                index = 9 * k + rank
-                if used[index] < 4 and ((with_pair and all_plain) or (no_pair and one_pair)):
-                    waits.add(index)
+                if (with_pair and all_plain) or (no_pair and one_pair):
+                    index = base + rank
+                    if used[index] < 4:
+                        waits.add(index)
     for name in special:
         if not _special_possible(name, counts):
+            continue
+        if name == "seven_pairs_pung":
+            waits.update(i for i in _seven_pairs_waits(counts) if used[i] < 4)
             continue
         check = SPECIAL_SHAPES[name]
         for index in range(34):
@@ -208,6 +218,19 @@ def winning_tiles(counts: list[int], used: list[int], special: tuple[str, ...] =
                 waits.add(index)
             counts[index] -= 1
     return sorted(waits)
+
+
+def _seven_pairs_waits(counts: list[int]) -> list[int]:
+    """Waits of 16 tiles for seven pairs + a pung: the finished hand has one tile three times and
+    every other count even. With no odd count, any pair can become the pung; with two odd counts
+    (a, b), adding a works when b is already three of a kind, and the other way round."""
+    odd = [i for i, c in enumerate(counts) if c % 2]
+    if not odd:
+        return [i for i, c in enumerate(counts) if c == 2]
+    if len(odd) == 2:
+        a, b = odd
+        return [x for x, y in ((a, b), (b, a)) if counts[y] == 3 and counts[x] + 1 <= 4]
+    return []
 
 
 @lru_cache(maxsize=65536)
