@@ -29,7 +29,7 @@ def light_gain_map(rng: np.random.Generator, width: int, height: int, strength: 
     spot = 1.0 + strength * rng.uniform(0.0, 0.35) * np.exp(-((xs - spot_x) ** 2 + (ys - spot_y) ** 2) / 0.08)
     vignette = 1.0 - rng.uniform(0.0, 0.35) * (xs**2 + ys**2) * 2
     temperature = rng.uniform(-1, 1)  # negative: cool daylight, positive: warm tungsten
-    cast = np.array([1.0 - 0.12 * temperature, 1.0, 1.0 + 0.1 * temperature]) * rng.uniform(0.75, 1.2)
+    cast = np.array([1.0 - 0.12 * temperature, 1.0, 1.0 + 0.1 * temperature]) * rng.uniform(0.85, 1.3)
     cast *= 1.0 + rng.normal(0, 0.03, 3)
     gain = (gradient * spot * vignette)[:, :, None] * cast[None, None, :]
     gain = np.clip(gain * 128.0, 0, 255).astype(np.uint8)

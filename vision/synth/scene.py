@@ -47,7 +47,7 @@ class SceneConfig:
     any_azimuth_probability: float = 0.1  # camera from any side of the table
     roll_degrees: float = 8.0
     fov_degrees: tuple[float, float] = (50.0, 72.0)
-    hand_fill: tuple[float, float] = (0.45, 0.92)  # hand width as a fraction of the image
+    hand_fill: tuple[float, float] = (0.55, 0.97)  # hand width as a fraction of the image
     distractors: bool = True
     max_discards: int = 40
     occluder_probability: float = 0.35  # a player's hand over the table
@@ -325,22 +325,24 @@ def _add_distractors(extent: tuple[float, float, float, float], look: TileLook, 
         return all(math.hypot(cx - ox, cy - oy) > radius + orad for ox, oy, orad in taken[1:])
 
     remaining = _remaining_counts(hand)
-    # Discards: face up, any angle, scattered in the middle of the table.
-    n_discards = int(rng.integers(0, 41)) if rng.random() < 0.85 else 0
+    # Discards: face up, any angle, in loose heaps in the middle of the table (the "seabed").
+    n_discards = int(rng.integers(0, 71)) if rng.random() < 0.85 else 0
+    heaps = [np.array([rng.uniform(-350, 350), rng.uniform(y1 + 80, y1 + 450)])
+             for _ in range(int(rng.integers(1, 4)))]
+    spread = float(rng.uniform(70, 200))
     for _ in range(n_discards):
-        for _attempt in range(8):
-            cx = float(rng.uniform(-480, 480))
-            cy = float(rng.uniform(y1 + 25, y1 + 520))
-            if free(cx, cy, h * 0.62):
-                code = _draw_code(rng, remaining)
+        for _attempt in range(10):
+            heap = heaps[int(rng.integers(0, len(heaps)))]
+            cx, cy = (float(v) for v in heap + rng.normal(0, spread, 2))
+            if cy > y1 + 25 and free(cx, cy, h * 0.58):
                 face_up = rng.random() > 0.04
                 axes = tile_axes(face_up, float(rng.uniform(0, 360)))
-                tiles.append(PlacedTile(code if face_up else code, np.array([cx, cy, d / 2]), axes,
+                tiles.append(PlacedTile(_draw_code(rng, remaining), np.array([cx, cy, d / 2]), axes,
                                         "distractor", face_down=not face_up))
-                taken.append((cx, cy, h * 0.62))
+                taken.append((cx, cy, h * 0.58))
                 break
     # Walls: rows of face-down tiles stacked two high.
-    for _ in range(int(rng.choice([0, 0, 1, 2, 3]))):
+    for _ in range(int(rng.choice([0, 1, 1, 2, 2, 3, 4]))):
         length = int(rng.integers(5, 19))
         yaw = float(rng.uniform(0, 360))
         direction = np.array([math.cos(math.radians(yaw)), math.sin(math.radians(yaw))])
@@ -370,13 +372,9 @@ def _add_distractors(extent: tuple[float, float, float, float], look: TileLook, 
                 code = _draw_code(rng, remaining)
                 tiles.append(PlacedTile(code, centre, axes, "distractor", standing=True))
                 taken.append((point[0], point[1], h * 0.5))
-    # The player's tray or rack edge in front of the row.
-    if rng.random() < 0.45:
-        colour = (235, 238, 240) if rng.random() < 0.5 else (80, 140, 190)
-        depth, height = float(rng.uniform(60, 140)), float(rng.uniform(6, 14))
-        centre = np.array([(x0 + x1) / 2, y0 - float(rng.uniform(4, 20)) - depth / 2, height / 2])
-        size = ((x1 - x0) + float(rng.uniform(40, 300)), depth, height)
-        extras.append(Body(centre, np.eye(3), size, colour, colour, ident=-1))
+    # The player's tray (automatic tables) or the table's wooden edge in front of the row.
+    if rng.random() < 0.55:
+        extras.append(_tray(rng, x0, x1, y0))
     # A phone and a few coins lying among the discards.
     if rng.random() < 0.2:
         for _attempt in range(10):
@@ -390,6 +388,30 @@ def _add_distractors(extent: tuple[float, float, float, float], look: TileLook, 
         if free(cx, cy, 14):
             extras.append(occluders.coin(rng, np.array([cx, cy])))
             taken.append((cx, cy, 14))
+
+
+def _tray(rng: np.random.Generator, x0: float, x1: float, y0: float) -> Body:
+    """A long tray in front of the concealed row: white or cream plastic, or wood, with a groove on top."""
+    plastic = rng.random() < 0.6
+    if plastic:
+        colour = tuple(int(v) for v in np.clip(np.array([232, 236, 238]) + rng.normal(0, 8, 3), 0, 255))
+    else:
+        colour = tuple(int(v) for v in np.clip(np.array([90, 150, 200]) * rng.uniform(0.6, 1.1), 0, 255))
+    depth, height = float(rng.uniform(80, 200)), float(rng.uniform(6, 20))
+    length = (x1 - x0) + float(rng.uniform(60, 400))
+    top = np.empty((64, 256, 3), np.uint8)
+    top[:] = colour
+    inset = int(rng.uniform(6, 14))
+    groove = tuple(int(c * 0.86) for c in colour)
+    cv2.rectangle(top, (inset * 2, inset), (255 - inset * 2, 63 - inset), groove, -1, cv2.LINE_AA)
+    edge = tuple(int(c * 0.7) for c in colour)
+    cv2.rectangle(top, (inset * 2, inset), (255 - inset * 2, 63 - inset), edge, 1, cv2.LINE_AA)
+    if not plastic:  # wood grain
+        grain = (np.sin(np.arange(256) * rng.uniform(0.2, 0.5)) * 10).astype(np.int16)
+        top = np.clip(top.astype(np.int16) + grain[None, :, None], 0, 255).astype(np.uint8)
+    top = cv2.GaussianBlur(top, (3, 3), 0)
+    centre = np.array([(x0 + x1) / 2, y0 - float(rng.uniform(2, 15)) - depth / 2, height / 2])
+    return Body(centre, np.eye(3), (length, depth, height), colour, colour, face=top, layer=1.0, ident=-1)
 
 
 def _remaining_counts(hand: dict[str, Any]) -> dict[str, int]:

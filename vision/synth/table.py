@@ -24,8 +24,9 @@ _ROTATIONS = (cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOC
 VARIANTS = 6
 
 #: Typical surface colours (BGR) for each kind; a scene jitters them.
-FELT_COLOURS = ((60, 110, 30), (40, 90, 20), (80, 140, 40), (110, 70, 20), (40, 40, 120), (60, 70, 70),
-                (50, 100, 60))
+#: Automatic tables are mostly green felt; blue, red and grey tables exist.
+FELT_COLOURS = ((60, 110, 30), (40, 90, 20), (80, 140, 40), (50, 120, 20), (70, 130, 60), (40, 80, 30),
+                (50, 100, 60), (110, 70, 20), (40, 40, 120), (70, 75, 75))
 WOOD_COLOURS = ((60, 110, 170), (40, 80, 130), (90, 140, 190), (30, 50, 80))
 CLOTH_COLOURS = ((50, 90, 150), (120, 60, 40), (70, 60, 60), (40, 60, 110), (200, 200, 200))
 
@@ -67,13 +68,13 @@ def base_texture(kind: str, variant: int) -> np.ndarray:
         motif = np.sin(xs * 2 * np.pi / period) * np.sin(ys * 2 * np.pi / period + np.sin(xs / period))
         if variant % 2:
             motif = np.sign(motif) * (np.abs(motif) > 0.6)
-        pattern = 1.0 + weave + 0.22 * motif + 0.04 * _smooth_noise(rng, size, 12)
+        pattern = 1.0 + weave + 0.13 * motif + 0.04 * _smooth_noise(rng, size, 12)
     return np.clip(pattern * 128.0, 0, 255).astype(np.uint8)
 
 
 def table_texture(rng: np.random.Generator) -> tuple[np.ndarray, str]:
     """A tinted BGR uint8 table texture and its kind."""
-    kind = KINDS[int(rng.choice(3, p=[0.6, 0.25, 0.15]))]
+    kind = KINDS[int(rng.choice(3, p=[0.72, 0.18, 0.1]))]
     pattern = base_texture(kind, int(rng.integers(0, VARIANTS)))
     palette = {"felt": FELT_COLOURS, "wood": WOOD_COLOURS, "cloth": CLOTH_COLOURS}[kind]
     colour = np.array(palette[int(rng.integers(0, len(palette)))], np.float32)
@@ -83,9 +84,9 @@ def table_texture(rng: np.random.Generator) -> tuple[np.ndarray, str]:
         pattern = cv2.rotate(pattern, _ROTATIONS[turn - 1])
     image = cv2.transform(pattern[:, :, None], (colour / 128.0).reshape(3, 1))
     if kind == "cloth" and rng.random() < 0.5:  # a second print colour where the motif is
-        second = np.clip(colour[::-1] * rng.uniform(0.6, 1.2), 5, 250)
+        second = np.clip(colour * rng.uniform(0.55, 0.8) + rng.normal(0, 20, 3), 5, 250)
         printed = cv2.transform(pattern[:, :, None], (second / 128.0).reshape(3, 1))
-        np.copyto(image, printed, where=(pattern > 143)[:, :, None])
+        np.copyto(image, printed, where=(pattern > 136)[:, :, None])
     return image, kind
 
 
