@@ -152,3 +152,12 @@ def test_a_manifest_changed_by_another_program_is_not_overwritten(photo_dir: Pat
     assert (photo_dir / "manifest.jsonl").read_bytes() == before
     assert workspace.record(1) is None and workspace.revision(1) == 0
     assert LabelWorkspace(photo_dir).record(2).source == "other tool"  # a restart picks it up
+
+
+def test_links_leading_out_of_the_folder_are_not_listed(photo_dir: Path, tmp_path: Path) -> None:
+    outside = tmp_path / "private.jpg"
+    outside.write_bytes((photo_dir / "images" / "table0.jpg").read_bytes())
+    (photo_dir / "images" / "sneaky.jpg").symlink_to(outside)
+    (photo_dir / "images" / "alias.jpg").symlink_to(photo_dir / "images" / "table1.jpg")
+    assert LabelWorkspace(photo_dir).keys == ["images/alias.jpg", "images/table0.jpg", "images/table1.jpg",
+                                              "images/table2.jpg"]

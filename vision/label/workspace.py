@@ -57,13 +57,21 @@ class _ImageState:
 
 
 def find_images(root: Path) -> list[str]:
-    """Every image under ``root`` (recursively, hidden folders skipped), as sorted relative keys."""
+    """Every image under ``root`` (recursively, hidden folders skipped), as sorted relative keys.
+
+    A symbolic link that leads outside ``root`` is skipped: the server shows files from the
+    folder it was given and nothing else.
+    """
     keys: list[str] = []
+    real_root = root.resolve()
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = sorted(name for name in dirnames if not name.startswith("."))
         for name in filenames:
-            if Path(name).suffix.lower() in IMAGE_SUFFIXES and not name.startswith("."):
-                keys.append(Path(dirpath, name).relative_to(root).as_posix())
+            if Path(name).suffix.lower() not in IMAGE_SUFFIXES or name.startswith("."):
+                continue
+            path = Path(dirpath, name)
+            if path.resolve().is_relative_to(real_root):
+                keys.append(path.relative_to(root).as_posix())
     return sorted(keys)
 
 
