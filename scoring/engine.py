@@ -22,9 +22,11 @@ from scoring.report import ScoreItem, ScoreReport
 from scoring.rules import PatternRow, RuleSet, load_ruleset
 from scoring.shapes import INDEX
 from scoring.table import TableSettings
-from scoring.tiles import is_flower, sorted_codes
+from scoring.tiles import FLOWER_CODES, SET_TILE_CODES, is_flower, sorted_codes
 
 _DEFAULT_TABLE = TableSettings()
+_SET_TILES = frozenset(SET_TILE_CODES)
+_FLOWER_TILES = frozenset(FLOWER_CODES)
 
 
 def score_hand(hand: Hand, rules: str | RuleSet = "taiwan",
@@ -239,6 +241,14 @@ def _items(fired: Fired, row_order: dict[str, int]) -> list[ScoreItem]:
 
 def check_hand(hand: Hand, ruleset: RuleSet, context) -> str | None:
     """Why ``hand`` cannot be a win under ``ruleset`` (tile counts, melds, context), or None."""
+    for code in hand.all_set_tiles():
+        if code not in _SET_TILES:
+            return f"{code!r} cannot stand in a hand (a face-down or unknown tile, or a flower in a set)"
+    for code in hand.flowers:
+        if code not in _FLOWER_TILES:
+            return f"{code!r} in the flowers is not a flower or season"
+    if hand.winning_tile not in _SET_TILES and hand.winning_tile not in _FLOWER_TILES:
+        return f"winning tile {hand.winning_tile!r} is not a tile code"
     for meld in hand.melds:
         problem = _meld_problem(meld)
         if problem:

@@ -83,7 +83,9 @@ def build_payments(ruleset: RuleSet, table: TableSettings, context: WinContext, 
             lines.extend(Payment(payer, winner, adder, f"to the dealer: {how}") for payer in payers)
         elif "1z" in payers:
             lines.append(Payment("1z", winner, adder, f"the dealer pays: {how}"))
-        elif discarder == "discarder" and not context.self_drawn and context.dealer is None:
+        elif payers == [EACH_OTHER]:
+            lines.append(Payment("dealer", winner, adder, f"the dealer pays: {how}"))
+        elif payers == ["discarder"]:
             lines.append(Payment("dealer", winner, adder, f"only if the discarder is the dealer: {how}"))
     return lines
 

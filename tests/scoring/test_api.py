@@ -135,3 +135,14 @@ def test_every_shipped_rule_set_loads():
 def test_unknown_rule_set_is_an_input_error():
     with pytest.raises(InputError):
         load_ruleset("nope")
+
+
+@pytest.mark.parametrize("hand", [
+    Hand(concealed=("back",) * 17, winning_tile="back"),
+    Hand(concealed=("1m",) * 2, melds=(Meld("kong", ("x",) * 4, True),), winning_tile="1m"),
+    Hand(concealed=("1m", "1m"), flowers=("1m",), winning_tile="1m"),
+    Hand(concealed=("1m", "1m"), winning_tile=""),
+])
+def test_hands_built_in_code_with_bad_codes_are_invalid_not_crashes(hand):
+    report = score_hand(hand)
+    assert not report.valid and report.reason
