@@ -22,7 +22,7 @@ or one global scale:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -61,6 +61,13 @@ class _Tile:
     rotated: bool
     face_down: bool
     flower: bool
+    flower_p: float = 0.0
+    back_p: float = 0.0  # the classifier's "back"; ``face_down`` is the detector's flag
+
+    @property
+    def back(self) -> bool:
+        """Face-down by the detector's flag, or by the classifier when it is fairly sure."""
+        return self.face_down or self.back_p > 0.5
 
     @property
     def width(self) -> float:
@@ -146,8 +153,8 @@ def _to_tiles(readings: list[TileReading], angle: float) -> list[_Tile]:
         centre = np.array(reading.detection.center)
         along, across = _extents(_outline(reading), direction, normal)
         tiles.append(_Tile(index, float(centre @ direction), float(centre @ normal), along, across,
-                           reading.detection.rotated, back_mass(reading) > 0.5,
-                           flower_mass(reading) > FLOWER_MASS))
+                           reading.detection.rotated, bool(reading.detection.face_down),
+                           flower_mass(reading) > FLOWER_MASS, flower_mass(reading), back_mass(reading)))
     return tiles
 
 
@@ -317,7 +324,7 @@ def _row_like(run: list[_Tile]) -> bool:
     """A run that can be part of the hand in front of the row: a set or more, or flowers together."""
     flowers = sum(1 for t in run if t.flower)
     rest = len(run) - flowers
-    return rest >= 3 or (rest == 0 and flowers >= 2)
+    return rest >= 3 or (flowers >= 2 and flowers >= rest)
 
 
 def _row_with(runs: list[list[_Tile]], start: int) -> list[int]:
@@ -357,8 +364,8 @@ def _choose_concealed(runs: list[list[_Tile]]) -> list[list[int]]:
         frame = _Frame.of(tiles)
         others = [run for k, run in enumerate(runs) if k not in row]
         near = _hand_runs(frame, others)
-        sets = sum(_sets_in(run) for run in near if not all(t.face_down for t in run))
-        backs = sum(1 for run in near if all(t.face_down for t in run) and len(run) == 4)
+        sets = sum(_sets_in(run) for run in near if not all(t.back for t in run))
+        backs = sum(1 for run in near if all(t.back for t in run) and len(run) == 4)
         winning, source = _winning_tile(tiles, frame, near, [])
         # Four backs in a run may be a concealed kong or a piece of a wall: either may fit.
         return any(standing(row) + int(source is not None) == 17 - 3 * (sets + k) for k in range(backs + 1))
@@ -406,12 +413,46 @@ def _winning_tile(concealed: list[_Tile], frame: _Frame, others: list[list[_Tile
 
 def _kong_split(run: list[_Tile]) -> tuple[list[_Tile], list[list[_Tile]]] | None:
     """A concealed kong (4 tiles, some face-down) inside a longer run: (kong, the pieces left)."""
-    backs = [k for k, t in enumerate(run) if t.face_down]
+    backs = [k for k, t in enumerate(run) if t.back]
     for start in range(max(0, backs[-1] - 3), min(backs[0], len(run) - 4) + 1):
         before, after = run[:start], run[start + 4:]
         if len(before) in (0, 3, 4, 6, 7, 8) and len(after) in (0, 3, 4, 6, 7, 8):
             return run[start:start + 4], [p for p in (before, after) if p]
     return None
+
+
+#: A tile the classifier calls a flower this surely stays a flower whatever the counts say.
+SURE_FLOWER = 0.9
+
+
+def _composable(n: int) -> bool:
+    """Can n touching tiles be cut into sets of 3 and 4?"""
+    return n >= 3 and n != 5
+
+
+def _unflower(run: list[_Tile]) -> list[_Tile]:
+    """A set whose tiles are partly read as flowers: take back the least flower-like tiles when
+    that (and only that) makes the rest a whole number of sets. Misread faces are the classifier's
+    problem; a set of two plus a "flower" is not a thing on the table."""
+    flagged = sorted((t for t in run if t.flower and t.flower_p < SURE_FLOWER), key=lambda t: t.flower_p)
+    rest = sum(1 for t in run if not t.flower)
+    if not flagged or rest == 0 or _composable(rest):
+        return run
+    for k in range(1, len(flagged) + 1):
+        if _composable(rest + k):
+            taken = {t.index for t in flagged[:k]}
+            return [replace(t, flower=False) if t.index in taken else t for t in run]
+    return run
+
+
+def _reflower(run: list[_Tile]) -> list[_Tile]:
+    """A group of flowers with a few tiles misread as set tiles: those are flowers too (a flower
+    group is laid apart; two or three set tiles touching it cannot be a set)."""
+    flowers = sum(1 for t in run if t.flower)
+    rest = [t for t in run if not t.flower]
+    if flowers >= 2 and flowers >= len(rest) and not _composable(len(rest)) and not any(t.back for t in rest):
+        return [replace(t, flower=True) for t in run]
+    return run
 
 
 def _exposed_groups(runs: list[list[_Tile]], warnings: list[str]) -> tuple[list[TileGroup], list[int]]:
@@ -421,12 +462,12 @@ def _exposed_groups(runs: list[list[_Tile]], warnings: list[str]) -> tuple[list[
     stray: list[int] = []
     pending = list(runs)
     while pending:
-        run = pending.pop(0)
+        run = _reflower(_unflower(pending.pop(0)))
         flowers.extend(t.index for t in run if t.flower)
         rest = [t for t in run if not t.flower]
         if not rest:
             continue
-        backs = sum(t.face_down for t in rest)
+        backs = sum(t.back for t in rest)
         if len(rest) < 3 or (backs and len(rest) != 4 and backs == len(rest)):
             stray.extend(t.index for t in rest)
             continue
@@ -524,6 +565,13 @@ def _layout_for(readings: list[TileReading], runs: list[list[_Tile]], row: list[
     if source is not None:
         near = [r for r in near if r is not source]
     groups, stray = _exposed_groups(near, warnings)
+    # Flowers never stand in the concealed row; tiles there read as flowers leave it only if the
+    # tile count says so (flowers laid in line with the row), else they are misread set tiles.
+    sets = sum(_sets_of(g) for g in groups)
+    lying = int(source is not None)
+    flagged = [t for t in concealed if t.flower]
+    loose = flagged if flagged and len(concealed) - len(flagged) + lying == 17 - 3 * sets else []
+    concealed = [t if t.flower and t in loose else replace(t, flower=False) for t in concealed]
     concealed_indices = [t.index for t in concealed if not t.flower]
     groups, dropped = _fit_kongs(groups, len(concealed_indices) + int(source is not None), readings)
     if dropped:
@@ -539,7 +587,7 @@ def _layout_for(readings: list[TileReading], runs: list[list[_Tile]], row: list[
     winning_index = winning.index if winning is not None else None
     if winning_index is not None and winning_index not in concealed_indices:
         concealed_indices.append(winning_index)
-    face_down = [i for i in concealed_indices if back_mass(readings[i]) > 0.5]
+    face_down = [i for i in concealed_indices if readings[i].detection.face_down]
     if face_down and len(face_down) * 2 > len(concealed_indices):
         raise InputError("the concealed tiles are face-down (Ting?); turn them face up to read the hand")
     groups.insert(0, TileGroup(GroupRole.CONCEALED, tuple(concealed_indices)))
