@@ -121,3 +121,12 @@ def test_record_problems_flags_boxes_outside_and_face_down_mismatch() -> None:
 
 def test_quad_to_box() -> None:
     assert quad_to_box([(3, 4), (10, 1), (12, 8), (2, 9)]) == (2, 1, 12, 9)
+
+
+def test_written_manifest_is_readable_by_others(tmp_path: Path) -> None:
+    path = tmp_path / "manifest.jsonl"
+    write_manifest(path, [_record()])
+    assert path.stat().st_mode & 0o044 == 0o044
+    path.chmod(0o640)
+    write_manifest(path, [_record()])
+    assert path.stat().st_mode & 0o777 == 0o640

@@ -216,6 +216,7 @@ def write_manifest(path: str | os.PathLike[str], records: Iterable[ManifestRecor
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.chmod(tmp_name, _file_mode(path))
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             for record in records:
                 handle.write(json.dumps(record.to_json(), ensure_ascii=False, separators=(", ", ": ")))
@@ -226,6 +227,16 @@ def write_manifest(path: str | os.PathLike[str], records: Iterable[ManifestRecor
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
+
+
+def _file_mode(path: Path) -> int:
+    """The existing file's mode, else the usual 0o666 less the umask (mkstemp alone gives 0o600)."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def image_path(record: ManifestRecord, manifest_path: str | os.PathLike[str]) -> Path:
