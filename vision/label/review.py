@@ -30,6 +30,16 @@ def iou(a: tuple[float, ...] | list[float], b: tuple[float, ...] | list[float]) 
     return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
 
 
+def reading_positions(tiles: list[TileLabel]) -> list[int]:
+    """1-based place of each tile counted left to right, as the page's tab order and strip count."""
+    order = sorted(range(len(tiles)), key=lambda i: ((tiles[i].box[0] + tiles[i].box[2]) / 2,
+                                                     (tiles[i].box[1] + tiles[i].box[3]) / 2))
+    positions = [0] * len(tiles)
+    for place, i in enumerate(order, start=1):
+        positions[i] = place
+    return positions
+
+
 def class_counts(records: list[ManifestRecord]) -> dict[str, int]:
     """Labelled tiles per code, every code listed (zeros show what the dataset still lacks)."""
     counts = Counter(tile.code for record in records for tile in record.tiles)
@@ -55,13 +65,15 @@ def disagreements(workspace: LabelWorkspace, cache: ProposalCache) -> list[dict[
         key = workspace.key(index)
         path = workspace.image_file(index)
         readings = cache.readings(key, path, record.tiles)
+        position = reading_positions(record.tiles)
         for number, (tile, reading) in enumerate(zip(record.tiles, readings, strict=True)):
             if not reading or tile.code == UNKNOWN_CODE:
                 continue
             model_code, probability = reading[0]
             if model_code != tile.code:
-                rows.append({"index": index, "image": key, "tile": number, "kind": "code",
-                             "label": tile.code, "model": model_code, "confidence": probability})
+                rows.append({"index": index, "image": key, "tile": number, "position": position[number],
+                             "kind": "code", "label": tile.code, "model": model_code,
+                             "confidence": probability})
         detections = cache.detections(key, path)
         if detections is not None:
             rows.extend(_unmatched(index, key, record.tiles, detections))
@@ -76,9 +88,11 @@ def _unmatched(index: int, key: str, tiles: list[TileLabel], detections: list[di
             rows.append({"index": index, "image": key, "tile": None, "kind": "missed",
                          "label": None, "model": detection["code"], "box": detection["box"],
                          "confidence": detection.get("score", 0.0)})
+    position = reading_positions(tiles)
     for number, tile in enumerate(tiles):
         if not any(iou(detection["box"], tile.box) >= MATCH_IOU for detection in detections):
-            rows.append({"index": index, "image": key, "tile": number, "kind": "no detection",
+            rows.append({"index": index, "image": key, "tile": number, "position": position[number],
+                         "kind": "no detection",
                          "label": tile.code, "model": None, "confidence": 0.0})
     return rows
 

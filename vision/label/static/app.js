@@ -904,9 +904,9 @@ async function loadReview() {
     : "No classifier model: nothing to compare against.";
   const table = $("disagreements");
   table.textContent = "";
-  table.appendChild(row(["image", "tile", "kind", "label", "model", "p"]));
+  table.appendChild(row(["image", "tile (left to right)", "kind", "label", "model", "p"]));
   for (const d of data.disagreements) {
-    table.appendChild(row([`${d.index + 1}. ${d.image}`, d.tile === null ? "–" : String(d.tile + 1), d.kind, d.label || "–", d.model || "–",
+    table.appendChild(row([`${d.index + 1}. ${d.image}`, d.tile === null ? "–" : String(d.position), d.kind, d.label || "–", d.model || "–",
       d.confidence ? d.confidence.toFixed(2) : ""], () => openTile(d.index, d.tile)));
   }
   status(`${data.labelled} of ${data.images} images labelled`);
