@@ -49,7 +49,7 @@ _TOP_KEYS = {"id", "name", "name_zh", "seed", "source", "unit", "hand_tiles", "s
              "options", "option_notes", "payments", "pattern", "side_payment", "not_scored"}
 _PAYMENT_DEFAULTS: dict[str, Any] = {
     "self_drawn": "each", "discard": "discarder", "dealer_point": 0, "streak_base": 0, "streak_per": 0,
-    "robbed_flower_payer": "each", "losers_pay_difference": False,
+    "robbed_flower_payer": "each", "losers_pay_difference": False, "multiple_winners": True,
 }
 
 

@@ -202,6 +202,8 @@ CLASSIC_EXAMPLES: dict[str, tuple[str, str]] = {
         "[SSS] 123p 456p 789s 2s +2s", "[WWW] 123p 456p 789s 2s +2s"),
     "dragon_pung": ("[CCC] 123p 456p 789s 2s +2s", "123m 456p 789s 234m C +C"),
     "half_flush": ("123m 456m 789m EEE 5m +5m", "123m 456m 789p EEE 5m +5m"),
+    'half_flush{"honour_pair_only": "option:one_suit_honours_pair_only"}': ("123m 456m 789m EEE 5m +5m",
+                                                                           "123m 456m 789p EEE 5m +5m"),
     "full_flush": ("123m 456m 789m 234m 5m +5m", "123m 456m 789m 234p 5m +5m"),
 }
 

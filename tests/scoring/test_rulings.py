@@ -280,3 +280,26 @@ def test_waits_are_judged_on_the_sixteen_tiles_before_the_win():
     report = score("1234m 456m 234p 678p 555s +1m @seat=S @round=E @from=W", "taiwan")
     assert report.waits == ["1m", "4m", "7m"]
     assert "single_wait" not in items(report)
+
+
+def test_dxb_two_suits_tier_replacement_is_an_option():
+    """R-16 option: keep the no-flower / no-honour tiers beside the 15."""
+    hand = "123m 456m 789m 234p 555p 6p +6p @seat=S @round=E @from=W"
+    assert "no_flowers_no_honours" not in items(score(hand, "dxb"))
+    ids = items(score(hand, "dxb", options={"two_suits_no_flowers_replaces_tiers": False}))
+    assert ids["two_suits_no_flowers"] == 15 and "no_flowers_no_honours" in ids and "two_suits" not in ids
+
+
+def test_lrc_flower_wall_can_replace_the_concealed_cell():
+    """A-LRC-3 option."""
+    hand = "123m 456m 234p 678p 555s E +E @self @replacement @seat=S @round=E"
+    ids = items(score(hand, "lrc", options={"replacement_replaces_concealed_cells": True}))
+    assert ids["replacement_win"] == 5 and "concealed_self_drawn" not in ids
+
+
+def test_classic_one_suit_with_honours_pair_only_option():
+    """S2-3 option: honours only as the pair."""
+    hand = "123m 456m 789m EEE 5m +5m @seat=S @round=E @from=W"
+    assert "one_suit_with_honours" in items(score(hand, "classic"))
+    ids = items(score(hand, "classic", options={"one_suit_honours_pair_only": True}))
+    assert "one_suit_with_honours" not in ids
