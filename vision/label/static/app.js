@@ -430,6 +430,12 @@ function renderPanel() {
   const code = document.createElement("span"); code.className = "code"; code.textContent = t.code === "unknown" ? "?" : t.code;
   info.append(code, ` ${name}`, document.createElement("br"),
     `tile ${readingOrder().indexOf(S.primary) + 1} of ${S.tiles.length} (left to right)${S.sel.size > 1 ? ` (${S.sel.size} selected)` : ""}${flags ? " · " + flags : ""}`);
+  if (t.candidates.length && t.candidates[0][0] !== t.code) {
+    const note = document.createElement("div");
+    note.className = "disagree";
+    note.textContent = `the model reads ${t.candidates[0][0]} (${(t.candidates[0][1] * 100).toFixed(0)}%)`;
+    info.appendChild(note);
+  }
   t.candidates.forEach(([c, p], k) => {
     const button = document.createElement("button");
     button.type = "button";
