@@ -8,12 +8,14 @@ lives in ``vision.training.classifier_train``; this file only parses options.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 
 from vision.models import models_dir
 from vision.training.classifier_train import (
     TrainConfig,
+    calibrate_onnx,
     calibration_samples,
     export_onnx,
     train_classifier,
@@ -32,7 +34,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--threads", type=int, default=defaults.threads)
     parser.add_argument("--no-table-photos", action="store_true",
                         help="train without our table-photo labels (the first, pre-annotation model)")
+    parser.add_argument("--calibrate-only", action="store_true",
+                        help="no training: refit the temperature of the model in --out, rewrite its labels")
     args = parser.parse_args(argv)
+    if args.calibrate_only:
+        return recalibrate(args.out)
     config = TrainConfig(steps=args.steps, batch_size=args.batch_size, seed=args.seed, threads=args.threads,
                          include_table_photos=not args.no_table_photos)
     result = train_classifier(config, log=lambda line: print(line, flush=True))
@@ -48,6 +54,19 @@ def main(argv: list[str]) -> int:
                  {"training": {"seconds": round(result.seconds), "sources": result.sources,
                                "calibration_crops": result.calibration_size}})
     print(f"wrote {onnx_path} ({onnx_path.stat().st_size / 1e6:.1f} MB) in {result.seconds / 60:.1f} min")
+    return 0
+
+
+def recalibrate(folder: Path) -> int:
+    labels_path = folder / "classifier.labels.json"
+    obj = json.loads(labels_path.read_text(encoding="utf-8"))
+    temperature, count = calibrate_onnx(folder / "classifier.onnx")
+    obj["temperature"] = round(temperature, 4)
+    obj.setdefault("training", {})["calibration_crops"] = count
+    tmp = labels_path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(obj, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(labels_path)
+    print(f"temperature {temperature:.3f} on {count} calibration crops -> {labels_path}")
     return 0
 
 

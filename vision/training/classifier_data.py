@@ -6,6 +6,8 @@ Sources (all read from ``../shared/data`` or the project's own manifests, never 
 - tile art: FluffyStuff (CC0; faces drawn on its blank ``Front``, and the only ``Back``) and the
   Unicode set (public domain; all 42 faces, the only flower/season art);
 - real table-photo crops labelled by us (``datasets/real-labels/table-photos.jsonl``), train part;
+- real unlabelled crops our first model labelled confidently (``datasets/real-labels/crops-unlabelled.jsonl``,
+  see ``vision.training.classifier_pseudo``);
 - procedurally drawn tile backs (plain coloured bodies, as on Taiwanese automatic tables), because
   the shared data holds a single piece of back art.
 
@@ -25,7 +27,7 @@ import numpy as np
 
 from scoring.tiles import VISION_CODES
 from vision.dataset.crops import load_labelled_crops
-from vision.dataset.manifest import read_manifest
+from vision.dataset.manifest import image_path, read_manifest
 from vision.dataset.paths import REPO_ROOT, shared_data_dir
 from vision.models.classifier import INPUT_HEIGHT, INPUT_WIDTH, crop_detection, preprocess_crops
 from vision.training.classifier_labels import resolve_image
@@ -35,6 +37,7 @@ from vision.types import Detection
 STORE_HEIGHT, STORE_WIDTH = 2 * INPUT_HEIGHT, 2 * INPUT_WIDTH
 CLASS_INDEX = {code: index for index, code in enumerate(VISION_CODES)}
 REAL_LABELS_MANIFEST = REPO_ROOT / "datasets" / "real-labels" / "table-photos.jsonl"
+PSEUDO_LABELS_MANIFEST = REPO_ROOT / "datasets" / "real-labels" / "crops-unlabelled.jsonl"
 
 _FLUFFY_NAMES = {
     **{f"Man{r}": f"{r}m" for r in range(1, 10)}, **{f"Pin{r}": f"{r}p" for r in range(1, 10)},
@@ -70,6 +73,24 @@ def load_sources(
     samples += art_samples(data_dir / "art")
     if include_table_photos and real_labels.is_file():
         samples += table_photo_samples(real_labels, "train")
+    if include_table_photos and PSEUDO_LABELS_MANIFEST.is_file():
+        samples += pseudo_labelled_samples(PSEUDO_LABELS_MANIFEST, data_dir)
+    return samples
+
+
+def pseudo_labelled_samples(manifest: Path, data_dir: Path) -> list[Sample]:
+    """The unlabelled real crops our model labelled confidently (``unknown`` ones are skipped)."""
+    samples = []
+    for record in read_manifest(manifest):
+        code = record.tiles[0].code if record.tiles else "unknown"
+        if code not in CLASS_INDEX:
+            continue
+        path = image_path(record, manifest)
+        if not path.is_file():
+            path = data_dir / "crops-unlabelled" / "images" / Path(record.image).name
+        image = cv2.imread(str(path))
+        if image is not None:
+            samples.append(Sample(_store(image), CLASS_INDEX[code], "pseudo-crop"))
     return samples
 
 

@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 
 from scoring.tiles import VISION_CODES
-from vision.dataset.manifest import ManifestRecord, TileLabel, image_path, write_manifest
+from vision.dataset.manifest import UNKNOWN_CODE, ManifestRecord, TileLabel, image_path, write_manifest
 from vision.dataset.paths import REPO_ROOT, shared_data_dir
 from vision.models.classifier import SIDEWAYS_ASPECT, TileClassifier, crop_detection
 from vision.types import Detection
@@ -49,6 +49,8 @@ UPSTREAM_CODES: dict[int, str] = {
     68: "1s", 69: "2s", 70: "3s", 72: "5s", 73: "6s", 74: "8s", 75: "9s",
     **{77 + r: f"{r + 1}m" for r in range(9)},
 }
+#: Largest rotation (degrees) between two copies of one photo that box matching searches.
+MAX_COPY_ROTATION = 35
 #: Weight of the upstream prior, in log-probability units added to its code.
 UPSTREAM_PRIOR = 2.0
 
@@ -139,13 +141,24 @@ def photo_log_probs(classifier: TileClassifier, photo: PhotoBoxes) -> np.ndarray
 def match_boxes(reference: PhotoBoxes, other: PhotoBoxes) -> list[int] | None:
     """For each box of ``reference``, the index of the same tile in ``other`` (None if counts differ).
 
-    Copies differ by a shift and scale, so centres are normalised (mean 0, unit spread) and paired
+    Copies differ by a shift, a scale and a rotation of up to ~30 degrees (Roboflow augmentation),
+    so centres are normalised (mean 0, unit spread), ``other`` is turned by the angle that best
+    lays its centres onto the reference's (searched in 1-degree steps), and the tiles are paired
     greedily by distance, closest pairs first.
     """
     if len(reference.boxes) != len(other.boxes):
         return None
     a, b = _normalised_centres(reference), _normalised_centres(other)
-    distances = np.linalg.norm(a[:, None, :] - b[None, :, :], axis=2)
+    best_cost, best_b = float("inf"), b
+    for degrees in range(-MAX_COPY_ROTATION, MAX_COPY_ROTATION + 1):
+        angle = np.deg2rad(degrees)
+        rotation = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+        turned = b @ rotation.T
+        distances = np.linalg.norm(a[:, None, :] - turned[None, :, :], axis=2)
+        cost = float(distances.min(axis=1).sum() + distances.min(axis=0).sum())
+        if cost < best_cost:
+            best_cost, best_b = cost, turned
+    distances = np.linalg.norm(a[:, None, :] - best_b[None, :, :], axis=2)
     mapping = [-1] * len(a)
     used: set[int] = set()
     for flat in np.argsort(distances, axis=None):
@@ -191,13 +204,17 @@ def group_consensus(classifier: TileClassifier, photos: list[PhotoBoxes]) -> dic
 
 
 def load_review(path: Path = REVIEW_PATH) -> dict[str, list[str]]:
-    """Reviewed groups: prefix -> codes in the reference copy's box order (checked by eye)."""
+    """Reviewed groups: prefix -> codes in the reference copy's box order (checked by eye).
+
+    ``unknown`` marks a tile a person could not read with certainty (e.g. which flower a blurred
+    flower tile is); such tiles are left out of training and evaluation.
+    """
     if not path.is_file():
         return {}
     obj = json.loads(path.read_text(encoding="utf-8"))
     groups = obj.get("groups", {})
     for group, codes in groups.items():
-        bad = [code for code in codes if code not in VISION_CODES]
+        bad = [code for code in codes if code not in VISION_CODES and code != UNKNOWN_CODE]
         if bad:
             raise ValueError(f"{path}: group {group}: unknown codes {bad}")
     return groups
@@ -220,7 +237,7 @@ def build_records(consensus: dict[str, dict], review: dict[str, list[str]],
                     photo_codes[photo_index] = codes[reference_index]
             tiles = []
             for index, box in enumerate(photo.boxes):
-                code = photo_codes[index] or "unknown"
+                code = photo_codes[index] or UNKNOWN_CODE
                 tiles.append(TileLabel(code=code, box=box, rotated=is_sideways(box),
                                        face_down=code == "back",
                                        source_label=f"upstream-id-{photo.upstream_ids[index]}"))

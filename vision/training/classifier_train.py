@@ -30,16 +30,23 @@ from vision.models.classifier import INPUT_HEIGHT, INPUT_WIDTH, PIXEL_MEAN, PIXE
 from vision.training.classifier_data import (
     CLASS_INDEX,
     REAL_LABELS_MANIFEST,
+    STORE_HEIGHT,
+    STORE_WIDTH,
     AugmentedCrops,
     Sample,
+    augment,
     describe_sources,
     load_sources,
-    table_photo_samples,
+    table_photo_crops,
 )
 from vision.training.classifier_model import TileNet
 
 #: Real-crop sets kept out of training to fit the temperature on.
-CALIBRATION_SETS = frozenset({"set-587-white-green"})
+CALIBRATION_SETS = frozenset({"set-587-white-green", "set-542-green-flowers"})
+CALIBRATION_VIEWS = 4
+CALIBRATION_SEED = 7
+#: Search range of the temperature (outside it the fit is degenerate, e.g. no errors to fit on).
+TEMPERATURE_RANGE = (0.1, 10.0)
 
 
 @dataclass
@@ -65,22 +72,38 @@ class TrainResult:
     calibration_size: int
 
 
-def calibration_samples(real_labels: Path = REAL_LABELS_MANIFEST) -> tuple[list[np.ndarray], np.ndarray]:
-    """Held-out crops to fit the temperature: calibration crop sets + the table photos' ``test`` part.
+def calibration_samples(real_labels: Path = REAL_LABELS_MANIFEST,
+                        views: int = CALIBRATION_VIEWS) -> tuple[list[np.ndarray], np.ndarray]:
+    """Held-out crops to fit the temperature on, never trained on.
 
-    The table-photo manifest's ``test`` split is its calibration part (whole photo groups that no
-    training step sees and that are not the validation part either).
+    The calibration crop sets (each crop as is and in ``views`` augmented views, fixed seed: clean
+    shop photos alone are too easy to say anything about confidence on a phone photo) and the
+    table photos' ``test`` part (whole photo groups held out from training and validation).
     """
+    rng = np.random.default_rng(CALIBRATION_SEED)
     images, labels = [], []
     for crop in load_labelled_crops("train"):
         if crop.set_id in CALIBRATION_SETS:
-            images.append(cv2.imread(str(crop.path)))
-            labels.append(CLASS_INDEX[crop.code])
+            image = cv2.imread(str(crop.path))
+            stored = cv2.resize(image, (STORE_WIDTH, STORE_HEIGHT), interpolation=cv2.INTER_AREA)
+            for view in [image] + [augment(stored, rng) for _ in range(views)]:
+                images.append(view)
+                labels.append(CLASS_INDEX[crop.code])
     if real_labels.is_file():
-        for sample in table_photo_samples(real_labels, "test"):
-            images.append(sample.image)
-            labels.append(sample.label)
+        for crop, code in table_photo_crops(real_labels, "test"):
+            images.append(crop)
+            labels.append(CLASS_INDEX[code])
     return images, np.array(labels, dtype=np.int64)
+
+
+def calibrate_onnx(onnx_path: Path) -> tuple[float, int]:
+    """Refit the temperature of an exported model (after the calibration data changed)."""
+    from vision.models.classifier import TileClassifier
+
+    classifier = TileClassifier(onnx_path)
+    images, labels = calibration_samples()
+    order = [classifier.labels.index(code) for code in VISION_CODES]
+    return fit_temperature(classifier.logits(images)[:, order], labels), len(labels)
 
 
 def train_classifier(config: TrainConfig, log: Callable[[str], None] = print,
@@ -139,7 +162,7 @@ def fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
     def nll(log_t: float) -> float:
         return float(nn.functional.cross_entropy(logits_t / math.exp(log_t), labels_t))
 
-    low, high = math.log(0.05), math.log(20.0)
+    low, high = (math.log(v) for v in TEMPERATURE_RANGE)
     for _ in range(80):  # golden-section search: NLL is unimodal in log T
         a = high - (high - low) / 1.618
         b = low + (high - low) / 1.618

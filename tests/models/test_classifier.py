@@ -1,0 +1,125 @@
+"""The shipped classifier (models/classifier.onnx) on real tile photos, no mocks.
+
+Real crops come from the validation physical sets (never trained on); detections are built on a
+canvas made of those crops, so cropping, rotation and quad warping are checked end to end.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from scoring.errors import InputError
+from scoring.tiles import VISION_CODES
+from vision.dataset.crops import load_labelled_crops
+from vision.dataset.paths import shared_data_dir
+from vision.models import MODELS_DIR
+from vision.models.classifier import TileClassifier, crop_detection
+from vision.types import Detection
+
+needs_crops = pytest.mark.skipif(not (shared_data_dir() / "crops-labelled").is_dir(),
+                                 reason="shared labelled crops not available")
+
+
+@pytest.fixture(scope="module")
+def classifier() -> TileClassifier:
+    return TileClassifier()
+
+
+@pytest.fixture(scope="module")
+def validation_crops():
+    crops = load_labelled_crops("val")
+    return [(cv2.imread(str(crop.path)), crop.code) for crop in crops]
+
+
+def test_shipped_model_is_small_and_labels_every_vision_code(classifier: TileClassifier) -> None:
+    assert (MODELS_DIR / "classifier.onnx").stat().st_size < 20 * 1024 * 1024
+    assert classifier.labels == list(VISION_CODES)
+    assert 0.2 < classifier.temperature < 5
+
+
+@needs_crops
+def test_reads_held_out_real_sets(classifier: TileClassifier, validation_crops) -> None:
+    """Whole physical sets the model never saw: most tiles right, probabilities ranked and summing <= 1."""
+    images = [image for image, _ in validation_crops]
+    ranked = classifier.classify_crops(images, top_k=5)
+    truth = [code for _, code in validation_crops]
+    correct = sum(candidates[0][0] == code for candidates, code in zip(ranked, truth, strict=True))
+    assert correct / len(images) >= 0.9
+    for candidates in ranked:
+        assert len(candidates) == 5
+        probabilities = [p for _, p in candidates]
+        assert probabilities == sorted(probabilities, reverse=True)
+        assert 0 < sum(probabilities) <= 1 + 1e-5
+
+
+def _canvas_with_tiles(tiles: list[np.ndarray]) -> tuple[np.ndarray, list[Detection]]:
+    """Felt-green canvas: tile 0 upright, tile 1 lying sideways, tile 2 rotated 30 degrees (with a quad)."""
+    canvas = np.full((400, 700, 3), (60, 110, 50), np.uint8)
+    upright = cv2.resize(tiles[0], (90, 120))
+    canvas[40:160, 40:130] = upright
+    sideways = cv2.rotate(cv2.resize(tiles[1], (90, 120)), cv2.ROTATE_90_COUNTERCLOCKWISE)
+    canvas[60:150, 200:320] = sideways
+    tile = cv2.resize(tiles[2], (90, 120))
+    corners = np.array([[0, 0], [90, 0], [90, 120], [0, 120]], np.float32)
+    angle = np.deg2rad(30)
+    rotation = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]], np.float32)
+    placed = corners @ rotation.T + np.array([500, 150], np.float32)
+    matrix = cv2.getPerspectiveTransform(corners, placed.astype(np.float32))
+    warped = cv2.warpPerspective(tile, matrix, (700, 400))
+    mask = cv2.warpPerspective(np.full((120, 90), 255, np.uint8), matrix, (700, 400)) > 0
+    canvas[mask] = warped[mask]
+    detections = [
+        Detection(box=(40, 40, 130, 160), score=0.9),
+        Detection(box=(200, 60, 320, 150), score=0.9, rotated=True),
+        Detection(box=tuple(float(v) for v in (*placed.min(axis=0), *placed.max(axis=0))), score=0.9,
+                  quad=tuple((float(x), float(y)) for x, y in placed)),
+    ]
+    return canvas, detections
+
+
+@needs_crops
+def test_classify_cuts_upright_sideways_and_quad_tiles(classifier: TileClassifier, validation_crops) -> None:
+    by_code = {code: image for image, code in validation_crops}
+    codes = ["3m", "7f", "6z"]
+    canvas, detections = _canvas_with_tiles([by_code[code] for code in codes])
+    readings = classifier.classify(canvas, detections, top_k=3)
+    assert [reading.detection for reading in readings] == detections
+    assert [reading.code for reading in readings] == codes
+    assert all(len(reading.candidates) == 3 for reading in readings)
+
+
+def test_crop_of_a_sideways_box_is_turned_upright() -> None:
+    image = np.zeros((100, 200, 3), np.uint8)
+    crop = crop_detection(image, Detection(box=(10, 10, 130, 60), score=1.0))
+    assert crop.shape[0] > crop.shape[1]
+
+
+def test_bad_input_is_an_input_error(classifier: TileClassifier, tmp_path: Path) -> None:
+    assert classifier.classify_crops([]) == []
+    with pytest.raises(InputError):
+        classifier.classify_crops([np.zeros((1, 1, 3), np.uint8)])
+    with pytest.raises(InputError):
+        crop_detection(np.zeros((50, 50, 3), np.uint8), Detection(box=(80, 80, 120, 120), score=1.0))
+    with pytest.raises(InputError, match="not found"):
+        TileClassifier(tmp_path / "missing.onnx")
+    model = tmp_path / "classifier.onnx"
+    shutil.copy(MODELS_DIR / "classifier.onnx", model)
+    with pytest.raises(InputError, match="label list"):
+        TileClassifier(model)
+    (tmp_path / "classifier.labels.json").write_text(json.dumps({"labels": ["1m", "zz"]}))
+    with pytest.raises(InputError, match="tile codes"):
+        TileClassifier(model)
+    (tmp_path / "classifier.labels.json").write_text(json.dumps({"labels": ["1m", "2m"]}))
+    with pytest.raises(InputError, match="outputs"):
+        TileClassifier(model)
+    corrupt = tmp_path / "corrupt.onnx"
+    corrupt.write_bytes(b"not a model")
+    shutil.copy(tmp_path / "classifier.labels.json", tmp_path / "corrupt.labels.json")
+    with pytest.raises(InputError, match="cannot load"):
+        TileClassifier(corrupt)
