@@ -16,7 +16,7 @@ from vision.types import TileReading
 
 #: Runners-up at least this probable (as a share of the legal readings) are scored and reported.
 REPORT_SHARE = 0.01
-#: The score is called stable when no runner-up above this share changes the total.
+#: The score is called stable when the runners-up that change the total hold less than this share.
 UNSTABLE_SHARE = 0.05
 
 
@@ -114,7 +114,10 @@ def build_report(readings: list[TileReading], decoded: HandReading, best_total: 
         if report.total != best_total:
             alternatives.append(ScoredAlternative(_describe(decoded.best, other), share, report.total,
                                                   bool(report.valid), hand))
-    unstable = [a for a in alternatives if a.share is None or a.share >= UNSTABLE_SHARE]
+    # Unstable when the winning tile is a guess, or when the readings that change the total hold,
+    # together, a plausible share (many unlikely readings can add up to a likely other total).
+    changing = sum(a.share for a in alternatives if a.share is not None)
+    unstable = [a for a in alternatives if a.share is None] or ([True] if changing >= UNSTABLE_SHARE else [])
     if not decoded.winning_known and winning_alternatives:
         notes.append("the winning tile is not shown; the lowest total is reported")
     if decoded.changes:

@@ -484,7 +484,10 @@ def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwa
     for group in layout.groups:
         if group.role is GroupRole.CONCEALED_KONG and all(
                 back_mass(readings[i]) > 0.5 for i in group.tile_indices):
-            warnings.append("a concealed kong shows four backs: its face cannot be seen; turn two tiles up")
+            face = next((m["tiles"][0] for m in best.hand["melds"] if m["concealed"]
+                         and best.codes.get(group.tile_indices[0]) == BACK), "?")
+            warnings.append(f"a concealed kong shows four backs: its face cannot be seen (scored as {face}, "
+                            "the first face the other tiles allow); turn two of its tiles up")
     return HandReading(best=best, changes=changes, alternatives=alternatives, confidence=min(1.0, confidence),
                        winning_index=layout.winning_index, winning_known=layout.winning_index is not None,
                        searched=searched, normaliser=normaliser, warnings=warnings)
