@@ -265,3 +265,17 @@ def test_a_broken_photo_is_reported_and_skipped(browser, photo_dir: Path) -> Non
     finally:
         context.close()
         running.stop()
+
+
+def test_an_edit_made_in_another_window_wins_and_the_page_says_so(page, server: RunningServer,
+                                                                   photo_dir: Path) -> None:
+    workspace = server.server.app.workspace  # a second window saves first
+    other = {"tiles": [t.to_json() for t in workspace.record(0).tiles], "reviewed": True}
+    other["tiles"][0]["code"] = "9m"
+    workspace.save(0, other, workspace.revision(0))
+    page.keyboard.press("Tab")
+    page.keyboard.type("1p")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => S.tiles[0].code === '9m' && !S.saving")
+    assert "another window" in page.inner_text("#status")
+    assert read_manifest(photo_dir / "manifest.jsonl")[0].tiles[0].code == "9m"

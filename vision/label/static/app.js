@@ -137,6 +137,7 @@ function scheduleSave() {
 
 async function saveNow() {
   S.saving = true; S.pending = false;
+  let stale = false;
   const index = S.index;
   status("saving…", "saving");
   const body = { revision: S.revision, tiles: S.tiles.map(tileToJson), reviewed: S.reviewed, context: S.context };
@@ -153,11 +154,16 @@ async function saveNow() {
     status(`saved (revision ${state.revision})`);
   } catch (error) {
     status(`not saved: ${error.message}`, "error");
-    if (error.status === 409 && index === S.index) { await loadImage(index, true); }
+    stale = error.status === 409 && index === S.index;
   } finally {
     S.saving = false;
+    if (stale) S.pending = false; // edited elsewhere meanwhile: take the saved version, below
     if (S.pending) saveNow();
     else { const waiters = S.flushWaiters; S.flushWaiters = []; waiters.forEach((w) => w()); }
+  }
+  if (stale) {
+    await loadImage(index, true);
+    status("this photo was changed in another window: showing the saved labels; redo your last change", "error");
   }
 }
 
