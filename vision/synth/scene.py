@@ -57,6 +57,7 @@ class SceneConfig:
     defocus_sigma: tuple[float, float] = (0.0, 1.6)
     motion_blur_probability: float = 0.12
     jpeg_quality: tuple[int, int] = (55, 95)
+    grayscale_probability: float = 0.03
     jpeg_in_memory: bool = True  # return the image as the JPEG would show it (writers encode it instead)
     shadows: bool = True
     photometric: bool = True
@@ -397,7 +398,7 @@ def _tray(rng: np.random.Generator, x0: float, x1: float, y0: float) -> Body:
         colour = tuple(int(v) for v in np.clip(np.array([232, 236, 238]) + rng.normal(0, 8, 3), 0, 255))
     else:
         colour = tuple(int(v) for v in np.clip(np.array([90, 150, 200]) * rng.uniform(0.6, 1.1), 0, 255))
-    depth, height = float(rng.uniform(80, 200)), float(rng.uniform(6, 20))
+    depth, height = float(rng.uniform(80, 200)), float(rng.uniform(4, 11))  # low: the row stays visible
     length = (x1 - x0) + float(rng.uniform(60, 400))
     top = np.empty((64, 256, 3), np.uint8)
     top[:] = colour
@@ -656,6 +657,8 @@ def _finish(image: np.ndarray, rng: np.random.Generator, config: SceneConfig,
     motion = float(rng.integers(3, 10)) if rng.random() < config.motion_blur_probability else 0.0
     image = photometric.blur(image, rng, defocus, motion)
     image = photometric.sensor_noise(image, rng, float(rng.uniform(*config.noise_sigma)))
+    if rng.random() < config.grayscale_probability:  # some real datasets hold grey photos
+        image = cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
     quality = int(rng.integers(config.jpeg_quality[0], config.jpeg_quality[1] + 1))
     if config.jpeg_in_memory:
         image = photometric.jpeg_round_trip(image, quality)
