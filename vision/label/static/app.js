@@ -672,6 +672,7 @@ async function undo(forward) {
 async function setReviewed(value, advance) {
   S.reviewed = value;
   $("reviewed-flag").textContent = value ? "✓ reviewed" : "";
+  draw(); renderStrip(); renderPanel();
   scheduleSave();
   await flush();
   if (advance) await go(S.index + 1 < S.images.length ? S.index + 1 : S.index);
