@@ -1,9 +1,10 @@
 """Where an unlabelled image's first tiles come from: the model proposes, a person corrects.
 
-In order of preference: the detector (each tile read by the classifier); else YOLO boxes lying
-beside the image (``images/x.jpg`` with ``labels/x.txt``, the layout of the shared table photos),
-whose codes the classifier proposes when one is there; else nothing. Nothing here is saved
-until the person changes something or accepts the image.
+In order of preference: the detector (each tile read by the classifier, groups proposed by the
+photo pipeline's layout); else YOLO boxes lying beside the image (``images/x.jpg`` with
+``labels/x.txt``, the layout of the shared table photos), whose codes the classifier proposes
+when one is there; else nothing. Nothing here is saved until the person changes something or
+accepts the image.
 """
 
 from __future__ import annotations
@@ -14,8 +15,9 @@ from typing import Any
 
 from scoring.errors import InputError
 from vision.dataset.manifest import UNKNOWN_CODE, TileLabel
-from vision.label.proposals import ProposalCache
+from vision.label.proposals import ProposalCache, detection_of
 from vision.label.workspace import LabelWorkspace
+from vision.types import GroupRole, TileReading
 
 
 def yolo_root(root: Path, key: str) -> Path | None:
@@ -36,6 +38,41 @@ def _yolo_tiles(folder: Path) -> dict[str, list[TileLabel]]:
     return {Path(record.image).as_posix(): record.tiles for record in read_yolo(folder)}
 
 
+_ROLE_OF_GROUP = {GroupRole.CONCEALED: "concealed", GroupRole.MELD: "meld",
+                  GroupRole.CONCEALED_KONG: "concealed_kong", GroupRole.FLOWERS: "flower"}
+
+
+def propose_groups(tiles: list[dict[str, Any]]) -> bool:
+    """Add the photo pipeline's layout (groups, roles, winning tile) to proposed tiles, in place.
+
+    Used for the detector's proposals, where every tile of the scene was found and read; the
+    person then corrects groups as they correct codes. Returns False (tiles untouched) when the
+    tiles have no readings or the layout cannot place them (e.g. no hand in the photo).
+    """
+    from vision.layout import layout_tiles
+
+    if not tiles or not all(tile.get("candidates") for tile in tiles):
+        return False
+    readings = [TileReading(detection_of(TileLabel.from_json({k: v for k, v in tile.items()
+                                                               if k not in ("candidates", "score")})),
+                            tuple((code, float(p)) for code, p in tile["candidates"]))
+                for tile in tiles]
+    try:
+        layout = layout_tiles(readings)
+    except InputError:
+        return False
+    for group_id, group in enumerate(layout.groups):
+        for index in group.tile_indices:
+            tiles[index]["group"] = group_id
+            tiles[index]["role"] = _ROLE_OF_GROUP[group.role]
+    if layout.winning_index is not None:
+        tiles[layout.winning_index]["role"] = "winning"
+    for index in layout.ignored:
+        tiles[index]["role"] = "distractor"
+        tiles[index].pop("group", None)
+    return True
+
+
 def seed_tiles(
     workspace: LabelWorkspace, cache: ProposalCache, index: int
 ) -> tuple[list[dict[str, Any]], str]:
@@ -43,7 +80,9 @@ def seed_tiles(
     key, path = workspace.key(index), workspace.image_file(index)
     detections = cache.detections(key, path)
     if detections is not None:
-        return [dict(tile) for tile in detections], "detector"
+        tiles = [dict(tile) for tile in detections]
+        propose_groups(tiles)
+        return tiles, "detector"
     folder = yolo_root(workspace.root, key)
     if folder is None:
         return [], "none"
