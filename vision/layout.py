@@ -158,18 +158,43 @@ def _to_tiles(readings: list[TileReading], angle: float) -> list[_Tile]:
     return tiles
 
 
+def _candidate_angles(centres: np.ndarray, peaks: int = 3) -> list[float]:
+    """Row-direction candidates: the strongest directions among neighbour vectors (each tile to its
+    two nearest), and the direction across each."""
+    if len(centres) < 3:
+        return [estimate_row_direction(centres)]
+    deltas = centres[:, None, :] - centres[None, :, :]
+    distances = np.hypot(deltas[..., 0], deltas[..., 1])
+    np.fill_diagonal(distances, np.inf)
+    order = np.argsort(distances, axis=1)[:, :2]
+    vectors = np.concatenate([centres[order[:, k]] - centres for k in range(2)])
+    angles = np.arctan2(vectors[:, 1], vectors[:, 0]) % math.pi
+    histogram, _ = np.histogram(angles, bins=36, range=(0.0, math.pi))
+    smooth = histogram + 0.5 * (np.roll(histogram, 1) + np.roll(histogram, -1))
+    candidates = [estimate_row_direction(centres)]
+    for bin_index in np.argsort(-smooth)[:peaks]:
+        in_bin = np.abs(((angles - (bin_index + 0.5) * math.pi / 36) + math.pi / 2) % math.pi - math.pi / 2)
+        close = angles[in_bin < math.pi / 36]
+        mean = math.atan2(np.sin(2 * close).mean(), np.cos(2 * close).mean()) / 2 if len(close) else 0.0
+        candidates.append((mean + math.pi / 2) % math.pi - math.pi / 2)
+    out = []
+    for angle in candidates:
+        for turned in (angle, (angle + math.pi) % math.pi - math.pi / 2):
+            if all(abs(((turned - a) + math.pi / 2) % math.pi - math.pi / 2) > math.radians(4) for a in out):
+                out.append(turned)
+    return out
+
+
 def _row_angle(readings: list[TileReading]) -> float:
-    """The row direction: the neighbour-vector estimate, or the one across it if that chains more
-    face-up tiles into runs. Seen low over the table, tiles are foreshortened and rows of sets lie
-    close behind each other, so the nearest neighbour can be in the next row; the direction in
-    which tiles actually touch side by side is the row."""
+    """The row direction: of the candidate directions, the one along which most face-up tiles chain
+    into runs of touching tiles. Nearest neighbours alone mislead: seen low over the table, tiles
+    are foreshortened and rows of sets lie close behind each other, and discards lie every way."""
     centres = np.array([r.detection.center for r in readings], dtype=np.float64)
     face_up = np.array([back_mass(r) <= 0.5 for r in readings])
-    base = estimate_row_direction(centres[face_up] if face_up.sum() >= 2 else centres)
-    best, best_links = base, -1
-    for angle in (base, (base + math.pi) % math.pi - math.pi / 2):
+    best, best_links = 0.0, -1
+    for angle in _candidate_angles(centres[face_up] if face_up.sum() >= 2 else centres):
         runs = _runs(_to_tiles(readings, angle))
-        links = sum(sum(1 for t in run if t.plain) - 1 for run in runs if _plain(run) >= 2)
+        links = sum(_plain(run) - 1 for run in runs if _plain(run) >= 2)
         if links > best_links:
             best, best_links = angle, links
     return best
@@ -359,7 +384,8 @@ def _choose_concealed(runs: list[list[_Tile]]) -> list[list[int]]:
     def standing(row: list[int]) -> int:
         return sum(_plain(runs[k]) for k in row)
 
-    def fits(row: list[int]) -> bool:
+    def fits(row: list[int]) -> int:
+        """2: the sets near the row make its count exactly; 1: some of them do; 0: no."""
         tiles = [t for k in row for t in runs[k]]
         frame = _Frame.of(tiles)
         others = [run for k, run in enumerate(runs) if k not in row]
@@ -367,13 +393,18 @@ def _choose_concealed(runs: list[list[_Tile]]) -> list[list[int]]:
         sets = sum(_sets_in(run) for run in near if not all(t.back for t in run))
         backs = sum(1 for run in near if all(t.back for t in run) and len(run) == 4)
         winning, source = _winning_tile(tiles, frame, near, [])
-        # Four backs in a run may be a concealed kong or a piece of a wall: either may fit.
-        return any(standing(row) + int(source is not None) == 17 - 3 * (sets + k) for k in range(backs + 1))
+        # Some runs in front may be discards or wall (four backs): the row fits if some of the sets
+        # near it make the count; exactly all of them is better.
+        needed = 17 - standing(row) - int(source is not None)
+        if needed < 0 or needed % 3:
+            return 0
+        return 2 if needed // 3 == sets + backs or needed // 3 == sets else int(needed // 3 <= sets + backs)
 
     def sideways(row: list[int]) -> bool:
         return any(t.rotated for k in row for t in runs[k])
 
-    rows.sort(key=lambda row: (not fits(row), not sideways(row), -standing(row)))
+    score = {id(row): fits(row) for row in rows}
+    rows.sort(key=lambda row: (score[id(row)] == 0, not sideways(row), -score[id(row)], -standing(row)))
     return rows
 
 
@@ -500,20 +531,38 @@ def _sets_in_count(n: int) -> int:
     return 0 if n < 3 else max(1, min(n // 3, (n + 3) // 4 if n % 3 else n // 3))
 
 
-def _fit_kongs(groups: list[TileGroup], standing: int,
-               readings: list[TileReading]) -> tuple[list[TileGroup], list[int]]:
-    """Drop all-back "kongs" (wall pieces) when the hand's tile count fits only without them."""
+def _doubt(group: TileGroup, tiles: dict[int, _Tile], frame: _Frame) -> float:
+    """How little a group looks like a set laid by the player: all backs (a piece of wall), tiles
+    lying every which way (discards that happen to touch), far from the row."""
+    members = [tiles[i] for i in group.tile_indices]
+    doubt = 2.0 if all(t.back for t in members) else 0.0
+    for values in ([t.along for t in members], [t.across for t in members]):
+        doubt += 4.0 * float(np.std(values) / max(np.mean(values), 1e-6))
+    return doubt + 0.3 * float(np.mean([frame.position(t)[1] for t in members]))
+
+
+def _fit_count(groups: list[TileGroup], standing: int, tiles: dict[int, _Tile],
+               frame: _Frame) -> tuple[list[TileGroup], list[int]]:
+    """Too many sets for the standing tiles (17 - 3 per set): drop the most doubtful groups (wall
+    pieces, discards touching) when that makes the count exact."""
     sets = sum(_sets_of(g) for g in groups)
-    hidden = [g for g in groups if g.role is GroupRole.CONCEALED_KONG
-              and all(back_mass(readings[i]) > 0.5 for i in g.tile_indices)]
-    if standing == 17 - 3 * sets or not hidden:
+    if standing <= 17 - 3 * sets or (17 - standing) % 3:
         return groups, []
-    for k in range(1, len(hidden) + 1):
-        if standing == 17 - 3 * (sets - k):
-            drop = hidden[-k:]
-            kept = [g for g in groups if not any(g is d for d in drop)]
-            return kept, [i for g in drop for i in g.tile_indices]
-    return groups, []
+    needed = (17 - standing) // 3
+    doubtful = sorted((g for g in groups if g.role is not GroupRole.FLOWERS),
+                      key=lambda g: -_doubt(g, tiles, frame))
+    dropped: list[TileGroup] = []
+    for group in doubtful:
+        if sets <= needed:
+            break
+        if sets - _sets_of(group) < needed:
+            continue
+        dropped.append(group)
+        sets -= _sets_of(group)
+    if sets != needed:
+        return groups, []
+    kept = [g for g in groups if not any(g is d for d in dropped)]
+    return kept, [i for g in dropped for i in g.tile_indices]
 
 
 def layout_tiles(readings: list[TileReading]) -> Layout:
@@ -565,6 +614,13 @@ def _layout_for(readings: list[TileReading], runs: list[list[_Tile]], row: list[
     if source is not None:
         near = [r for r in near if r is not source]
     groups, stray = _exposed_groups(near, warnings)
+    by_index = {t.index: t for run in runs for t in run}
+    standing = sum(1 for t in concealed if not t.flower or t.flower_p < SURE_FLOWER) + int(source is not None)
+    groups, dropped = _fit_count(groups, standing, by_index, frame)
+    if dropped:
+        warnings.append(f"{len(dropped)} tile(s) touching in front of the hand were taken for discards or a "
+                        "wall, not sets (the tile count fits without them)")
+        stray = stray + dropped
     # Flowers never stand in the concealed row; tiles there read as flowers leave it only if the
     # tile count says so (flowers laid in line with the row), else they are misread set tiles.
     sets = sum(_sets_of(g) for g in groups)
@@ -573,11 +629,6 @@ def _layout_for(readings: list[TileReading], runs: list[list[_Tile]], row: list[
     loose = flagged if flagged and len(concealed) - len(flagged) + lying == 17 - 3 * sets else []
     concealed = [t if t.flower and t in loose else replace(t, flower=False) for t in concealed]
     concealed_indices = [t.index for t in concealed if not t.flower]
-    groups, dropped = _fit_kongs(groups, len(concealed_indices) + int(source is not None), readings)
-    if dropped:
-        warnings.append(f"{len(dropped)} run(s) of four face-down tiles taken for part of a wall, not a "
-                        "concealed kong (the tile count fits without them)")
-        stray = stray + dropped
     loose_flowers = [t.index for t in concealed if t.flower]
     if loose_flowers:
         flower_group = next((g for g in groups if g.role is GroupRole.FLOWERS), None)

@@ -18,6 +18,7 @@ fixed probability): it isolates layout + decoding from the models.
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -204,7 +205,11 @@ def render_heldout(out_dir: Path, count: int, seed: int) -> Path:
     out_dir.mkdir(parents=True, exist_ok=True)
     records = []
     for index in range(count):
-        image, record = render_scene(np.random.default_rng(seed + index), SceneConfig(split="val"))
+        try:
+            image, record = render_scene(np.random.default_rng(seed + index), SceneConfig(split="val"))
+        except (ValueError, cv2.error) as error:  # a renderer bug must not stop the evaluation
+            print(f"evaluate hands: seed {seed + index} not rendered ({error})", file=sys.stderr)
+            continue
         record.image = f"{seed + index}.jpg"
         cv2.imwrite(str(out_dir / record.image), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
         records.append(record)
