@@ -168,9 +168,18 @@ class HandFacts:
         return out
 
 
+_MELD_GROUPS: dict[Meld, Group] = {}
+
+
 def _meld_group(meld: Meld) -> Group:
-    return Group(meld.kind, INDEX[meld.tiles[0]], meld.tiles, meld=True, exposed=not meld.concealed,
-                 hidden=meld.concealed)
+    """The group of a meld (shared between hands: groups are never changed once built)."""
+    group = _MELD_GROUPS.get(meld)
+    if group is None:
+        group = Group(meld.kind, INDEX[meld.tiles[0]], meld.tiles, meld=True, exposed=not meld.concealed,
+                      hidden=meld.concealed)
+        if len(_MELD_GROUPS) < 4096:
+            _MELD_GROUPS[meld] = group
+    return group
 
 
 def _wait_role(kind: str, first: int, win: int) -> str:
