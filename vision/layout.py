@@ -535,10 +535,13 @@ def _doubt(group: TileGroup, tiles: dict[int, _Tile], frame: _Frame) -> float:
     """How little a group looks like a set laid by the player: all backs (a piece of wall), tiles
     lying every which way (discards that happen to touch), far from the row."""
     members = [tiles[i] for i in group.tile_indices]
-    doubt = 2.0 if all(t.back for t in members) else 0.0
+    doubt = 1.0 if all(t.back for t in members) else 0.0
     for values in ([t.along for t in members], [t.across for t in members]):
         doubt += 4.0 * float(np.std(values) / max(np.mean(values), 1e-6))
-    return doubt + 0.3 * float(np.mean([frame.position(t)[1] for t in members]))
+    # Far away on the table (the discards' area): smaller than the hand's tiles, farther across.
+    size = float(np.mean([t.width for t in members])) / frame.width
+    doubt += 4.0 * max(0.0, 0.85 - size)
+    return doubt + 1.0 * float(np.mean([frame.position(t)[1] for t in members]))
 
 
 def _fit_count(groups: list[TileGroup], standing: int, tiles: dict[int, _Tile],
