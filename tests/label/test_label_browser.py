@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from label_helpers import RunningServer, start_server
+from label_helpers import RunningServer, real_photos, start_server
 
 from vision.dataset.manifest import read_manifest
 
@@ -279,3 +279,21 @@ def test_an_edit_made_in_another_window_wins_and_the_page_says_so(page, server: 
     page.wait_for_function("() => S.tiles[0].code === '9m' && !S.saving")
     assert "another window" in page.inner_text("#status")
     assert read_manifest(photo_dir / "manifest.jsonl")[0].tiles[0].code == "9m"
+
+
+def test_photos_dropped_into_an_empty_folder_can_be_labelled(browser, tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    running = start_server(empty)
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        page = context.new_page()
+        page.goto(running.url)
+        page.wait_for_selector("body[data-ready='1']")
+        assert "no photos" in page.inner_text("#status")
+        page.set_input_files("#upload-input", [str(p) for p in real_photos(2)])
+        page.wait_for_function("() => S.images.length === 2 && S.index === 0 && S.photo")
+        assert sorted(p.parent.name for p in empty.rglob("*.jpg")) == ["uploads", "uploads"]
+    finally:
+        context.close()
+        running.stop()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -12,6 +13,7 @@ from label_helpers import RunningServer
 
 from vision.dataset.manifest import read_manifest
 from vision.label.server import MAX_BODY_BYTES
+from vision.label.workspace import MAX_UPLOAD_BYTES
 
 
 def request(server: RunningServer, method: str, path: str, body: bytes | None = None,
@@ -71,10 +73,23 @@ def test_changes_need_the_tool_header_and_json(server: RunningServer) -> None:
                    {"Content-Type": "text/plain", "X-Taicam-Label": "1"})[0] == 415
 
 
+def announce_body(server: RunningServer, method: str, path: str, length: int) -> tuple[int, bytes]:
+    """Send only the headers of a request whose body would be ``length`` bytes; read the answer."""
+    url = urlsplit(server.url)
+    with socket.create_connection((url.hostname, url.port), timeout=10) as connection:
+        connection.sendall(f"{method} {path} HTTP/1.1\r\nHost: {url.netloc}\r\n"
+                           f"Content-Type: application/json\r\nX-Taicam-Label: 1\r\n"
+                           f"Content-Length: {length}\r\n\r\n".encode())
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body
+
+
 def test_oversized_body_is_refused_unread(server: RunningServer, photo_dir: Path) -> None:
     before = (photo_dir / "manifest.jsonl").read_bytes()
-    status, body = request(server, "PUT", "/api/images/0", b"x" * (MAX_BODY_BYTES + 1),
-                           {"Content-Type": "application/json", "X-Taicam-Label": "1"})
+    status, body = announce_body(server, "PUT", "/api/images/0", MAX_BODY_BYTES + 1)
     assert status == 413 and b"refused" in body
     assert (photo_dir / "manifest.jsonl").read_bytes() == before
 
@@ -125,3 +140,34 @@ def test_review_counts_unreviewed_and_contact_sheet(server: RunningServer) -> No
     assert status == 200 and jpeg[:2] == b"\xff\xd8"
     assert request(server, "GET", "/api/images/0/tiles/9/crop.jpg")[0] == 404
     assert request(server, "GET", "/api/crops?code=zz")[0] == 400
+
+
+def upload(server: RunningServer, name: str, data: bytes) -> tuple[int, dict]:
+    status, body = request(server, "POST", f"/api/upload?name={name}", data,
+                           {"Content-Type": "application/octet-stream", "X-Taicam-Label": "1"})
+    return status, json.loads(body)
+
+
+def test_photos_can_be_added_inside_the_folder_only(server: RunningServer, photo_dir: Path) -> None:
+    jpeg = (photo_dir / "images" / "table1.jpg").read_bytes()
+    status, added = upload(server, "..%2F..%2Fescape.jpg", jpeg)  # a name that tries to climb out
+    assert status == 200 and added == {"index": 3, "image": "uploads/escape.jpg"}
+    assert (photo_dir / "uploads" / "escape.jpg").read_bytes() == jpeg
+    assert not (photo_dir.parent / "escape.jpg").exists()
+    status, again = upload(server, "escape.jpg", jpeg)  # never over an existing file
+    assert again["image"] == "uploads/escape-2.jpg"
+    assert request(server, "GET", "/api/images/4/file")[1] == jpeg
+    assert len(json.loads(request(server, "GET", "/api/images")[1])) == 5
+
+
+def test_uploads_that_are_not_photos_or_too_big_are_refused(server: RunningServer, photo_dir: Path) -> None:
+    status, body = upload(server, "notes.txt", b"hello")
+    assert status == 400 and "not a photo name" in body["error"]
+    status, body = upload(server, "fake.jpg", b"\xff\xd8 definitely not a jpeg")
+    assert status == 400 and "not a readable image" in body["error"]
+    status, raw = announce_body(server, "POST", "/api/upload?name=big.jpg", MAX_UPLOAD_BYTES + 1)
+    assert status == 413 and b"refused" in raw
+    status, _ = request(server, "POST", "/api/upload?name=a.jpg", b"\xff\xd8",
+                        {"Content-Type": "application/octet-stream"})
+    assert status == 403
+    assert not (photo_dir / "uploads").exists() or not any((photo_dir / "uploads").iterdir())

@@ -2,7 +2,8 @@
 
 Security (issue 7): it binds to 127.0.0.1 unless told otherwise; images are addressed by their
 index in the folder's list, so no client-supplied path ever reaches the file system; static
-files come from a fixed list; request bodies over :data:`MAX_BODY_BYTES` are refused (413).
+files come from a fixed list; request bodies over :data:`MAX_BODY_BYTES` (photos: over
+``MAX_UPLOAD_BYTES``) are refused (413) without being read.
 On a loopback bind the ``Host`` header must name the loopback (blocks DNS rebinding), and every
 change needs the ``X-Taicam-Label`` header with a JSON body, which a page from another origin
 cannot send without a CORS preflight this server never grants.
@@ -11,7 +12,7 @@ API (all JSON): ``GET /api/meta``, ``GET /api/images``, ``GET /api/images/N`` (l
 model's proposals for an unlabelled image, with per-tile top-k), ``PUT /api/images/N`` (save),
 ``POST /api/images/N/undo|redo``, ``POST /api/images/N/readings`` (top-k for boxes being drawn),
 ``GET /api/images/N/file``, ``GET /api/images/N/tiles/J/crop.jpg``, ``GET /api/review``,
-``GET /api/crops?code=C``.
+``GET /api/crops?code=C``, ``POST /api/upload?name=F`` (a photo's bytes, into ``DIR/uploads/``).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from vision.label.crops import thumbnail_jpeg
 from vision.label.hand import CONTEXT_FIELDS, hand_from_labels
 from vision.label.proposals import ProposalCache
 from vision.label.seeds import seed_tiles
-from vision.label.workspace import LabelWorkspace, StaleEditError
+from vision.label.workspace import MAX_UPLOAD_BYTES, LabelWorkspace, StaleEditError
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 STATIC_FILES = {"/": "index.html", "/static/app.js": "app.js", "/static/app.css": "app.css"}
@@ -78,6 +79,7 @@ class LabelApp:
             "low_confidence": LOW_CONFIDENCE,
             "models": models.describe(),
             "max_body_bytes": MAX_BODY_BYTES,
+            "max_upload_bytes": MAX_UPLOAD_BYTES,
         }
 
     def image_list(self) -> list[dict[str, Any]]:
@@ -211,6 +213,20 @@ class LabelRequestHandler(BaseHTTPRequestHandler):
             raise _HttpError(HTTPStatus.BAD_REQUEST, "body must be a JSON object")
         return body
 
+    def _read_upload(self) -> bytes:
+        """A photo sent by the page: raw bytes, at most MAX_UPLOAD_BYTES (refused unread if larger)."""
+        if self.headers.get("X-Taicam-Label") != "1":
+            raise _HttpError(HTTPStatus.FORBIDDEN, "missing X-Taicam-Label header")
+        try:
+            length = int(self.headers.get("Content-Length", ""))
+        except ValueError:
+            raise _HttpError(HTTPStatus.LENGTH_REQUIRED, "Content-Length required") from None
+        if length < 0 or length > MAX_UPLOAD_BYTES:
+            self.close_connection = True
+            raise _HttpError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
+                             f"photo over {MAX_UPLOAD_BYTES // (1024 * 1024)} MB refused")
+        return self.rfile.read(length)
+
     def _handle(self, method: str) -> None:
         try:
             self._check_host()
@@ -256,6 +272,11 @@ class LabelRequestHandler(BaseHTTPRequestHandler):
             return
         if method == "GET" and path == "/api/review":
             self._json(app.review())
+            return
+        if method == "POST" and path == "/api/upload":
+            name = (query.get("name") or [""])[0]
+            index = app.workspace.add_upload(name, self._read_upload())
+            self._json({"index": index, "image": app.workspace.key(index)})
             return
         if method == "GET" and path == "/api/crops":
             code = (query.get("code") or [""])[0]

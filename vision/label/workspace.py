@@ -12,7 +12,10 @@ the sorted list, so no path from the network ever reaches the file system.
 
 from __future__ import annotations
 
+import io
 import os
+import re
+import tempfile
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -39,6 +42,11 @@ DEFAULT_MANIFEST_NAME = "manifest.jsonl"
 UNDO_DEPTH = 200
 #: Photos larger than this many pixels are refused (decompression bombs, mistaken panoramas).
 MAX_IMAGE_PIXELS = 60_000_000
+#: Largest photo the page may upload; a phone photo is 2-8 MB.
+MAX_UPLOAD_BYTES = 30 * 1024 * 1024
+#: Uploaded photos land here, inside the folder being labelled.
+UPLOAD_FOLDER = "uploads"
+_SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
 
 
 class StaleEditError(Exception):
@@ -330,6 +338,50 @@ class LabelWorkspace:
             if count:
                 self._write()
         return count
+
+    def add_upload(self, name: str, data: bytes) -> int:
+        """Store an uploaded photo in ``uploads/`` (atomically, never over another file); its index.
+
+        The bytes must be a readable image of a known type and sane size; the name is reduced to
+        a plain file name, so nothing can be written outside the folder.
+        """
+        if len(data) > MAX_UPLOAD_BYTES:
+            raise InputError(f"photo over {MAX_UPLOAD_BYTES // (1024 * 1024)} MB refused")
+        suffix = Path(name).suffix.lower()
+        if suffix not in IMAGE_SUFFIXES:
+            raise InputError(f"not a photo name: {name!r} (expected {', '.join(sorted(IMAGE_SUFFIXES))})")
+        try:
+            with Image.open(io.BytesIO(data)) as image:
+                width, height = image.size
+                image.verify()
+        except (OSError, Image.DecompressionBombError, ValueError, SyntaxError):
+            raise InputError(f"{name!r} is not a readable image") from None
+        if width * height > MAX_IMAGE_PIXELS:
+            raise InputError(f"{name!r} is too large ({width}x{height} pixels)")
+        stem = _SAFE_NAME.sub("_", Path(name).stem).strip("._") or "photo"
+        folder = self.root / UPLOAD_FOLDER
+        with self._lock:
+            folder.mkdir(exist_ok=True)
+            target, n = folder / f"{stem}{suffix}", 1
+            while target.exists():
+                n += 1
+                target = folder / f"{stem}-{n}{suffix}"
+            fd, tmp = tempfile.mkstemp(prefix=".upload.", suffix=".tmp", dir=folder)
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(tmp, target)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+            key = target.relative_to(self.root).as_posix()
+            # Appended, not sorted in: the page's numbers for the other photos stay valid.
+            self.keys.append(key)
+            self._index[key] = len(self.keys) - 1
+            self._states.append(_ImageState(key))
+            return len(self.keys) - 1
 
     def index_of(self, key: str) -> int | None:
         return self._index.get(key)

@@ -944,6 +944,37 @@ async function showSheet(code) {
   }
 }
 
+// ------------------------------------------------------------------ adding photos
+async function uploadPhotos(files) {
+  let first = null;
+  for (const file of files) {
+    if (file.size > S.meta.max_upload_bytes) { status(`${file.name}: too large to add`, "error"); continue; }
+    status(`adding ${file.name}…`, "saving");
+    try {
+      const response = await fetch(`/api/upload?name=${encodeURIComponent(file.name)}`, {
+        method: "POST", body: file,
+        headers: { "Content-Type": "application/octet-stream", "X-Taicam-Label": "1" },
+      });
+      const data = await response.json();
+      if (!response.ok) throw new Error(data.error || response.statusText);
+      if (first === null) first = data.index;
+    } catch (error) { status(`${file.name} not added: ${error.message}`, "error"); return; }
+  }
+  if (first === null) return;
+  S.images = await api("GET", "/api/images");
+  renderImageList();
+  await go(first);
+  status(`added ${files.length} photo(s) to ${S.meta.folder}/uploads`);
+}
+
+$("upload-input").addEventListener("change", (event) => { uploadPhotos([...event.target.files]); event.target.value = ""; });
+document.addEventListener("dragover", (event) => event.preventDefault());
+document.addEventListener("drop", (event) => {
+  event.preventDefault();
+  const files = [...event.dataTransfer.files].filter((f) => f.type.startsWith("image/"));
+  if (files.length) uploadPhotos(files);
+});
+
 // ------------------------------------------------------------------ start
 async function start() {
   S.meta = await api("GET", "/api/meta");
@@ -951,7 +982,11 @@ async function start() {
   $("tab-label").addEventListener("click", () => showView("label"));
   $("tab-review").addEventListener("click", () => showView("review"));
   window.addEventListener("resize", resize);
-  if (!S.images.length) { status("no images in this folder", "error"); return; }
+  if (!S.images.length) {
+    status("no photos in this folder yet: add some (button or drop them here)", "error");
+    document.body.dataset.ready = "1";
+    return;
+  }
   const first = S.images.findIndex((r) => !r.reviewed);
   await go(first >= 0 ? first : 0);
   canvas.focus();
