@@ -43,6 +43,7 @@ class HandOutcome:
     tiles_correct: int
     error: str | None = None
     seconds: float = 0.0
+    has_hand: bool = True
 
 
 @dataclass
@@ -57,14 +58,20 @@ class HandsReport:
 
     def to_json(self) -> dict[str, Any]:
         outcomes = self.outcomes
+        hands = [o for o in outcomes if o.has_hand]
+
+        def rate(values: list[bool]) -> float | None:
+            return round(self._rate(values), 4) if hands else None
+
         tiles = sum(o.tiles for o in outcomes)
         errors = Counter((o.error or "").split(":")[0].split(" (")[0] for o in outcomes if o.error)
         return {
             "name": self.name,
             "images": len(outcomes),
-            "exact_hand_rate": round(self._rate([o.exact for o in outcomes]), 4),
-            "exact_hand_rate_visible": round(self._rate([o.exact_visible for o in outcomes]), 4),
-            "score_agreement": round(self._rate([o.score_agrees for o in outcomes]), 4),
+            "hands": len(hands),
+            "exact_hand_rate": rate([o.exact for o in hands]),
+            "exact_hand_rate_visible": rate([o.exact_visible for o in hands]),
+            "score_agreement": rate([o.score_agrees for o in hands]),
             "tile_accuracy": round(sum(o.tiles_correct for o in outcomes) / tiles, 4) if tiles else None,
             "tiles": tiles,
             "failed_images": sum(1 for o in outcomes if o.error),
@@ -180,7 +187,8 @@ def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracl
         exact_visible = same_hand(result.hand, truth, hide_concealed_faces=True)
         agrees = result.score is not None and result.score.total == _truth_total(truth, rules)
     return HandOutcome(image=image, exact=exact, exact_visible=exact_visible, score_agrees=agrees,
-                       tiles=len(labelled), tiles_correct=correct, error=error, seconds=seconds)
+                       tiles=len(labelled), tiles_correct=correct, error=error, seconds=seconds,
+                       has_hand=truth is not None)
 
 
 def evaluate_manifest(path: Path, *, pipeline: Any = None, rules: Any = "taiwan", oracle: bool = False,
