@@ -1,0 +1,32 @@
+"""The hands evaluation itself: label matching, hand comparison, and the oracle run on the samples."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vision.evaluation.hands import evaluate_manifest, match_labels, same_hand
+
+SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
+
+
+def test_labels_match_detections_one_to_one_at_iou_half():
+    labels = [(0, 0, 10, 10), (20, 0, 30, 10)]
+    detections = [(21, 0, 31, 10), (1, 0, 11, 10), (100, 100, 110, 110)]
+    assert match_labels(labels, detections) == {0: 1, 1: 0}
+    assert match_labels(labels, [(0, 0, 10, 30)]) == {}  # IoU 1/3
+
+
+def test_same_hand_can_ignore_hidden_kong_faces():
+    truth = {"concealed": ["1m", "1m"], "melds": [{"kind": "kong", "tiles": ["5z"] * 4, "concealed": True}],
+             "flowers": [], "winning_tile": "1m"}
+    read = {**truth, "melds": [{"kind": "kong", "tiles": ["2p"] * 4, "concealed": True}]}
+    assert not same_hand(read, truth)
+    assert same_hand(read, truth, hide_concealed_faces=True)
+    assert not same_hand({**read, "winning_tile": "2p"}, truth, hide_concealed_faces=True)
+
+
+def test_oracle_evaluation_of_the_samples():
+    document = evaluate_manifest(SAMPLES / "manifest.jsonl", oracle=True).to_json()
+    assert document["images"] == document["hands"] == 6
+    assert document["exact_hand_rate_visible"] == 1.0 and document["tile_accuracy"] == 1.0
+    assert document["failed_images"] == 0
