@@ -210,6 +210,10 @@ def augment(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
                           interpolation=cv2.INTER_LINEAR)
     if rng.random() < 0.3:
         view = cv2.GaussianBlur(view, (0, 0), rng.uniform(0.4, 1.4))
+    if rng.random() < 0.25:  # strong colour casts (a magenta-lit table): faces stay faces
+        hsv = cv2.cvtColor(view, cv2.COLOR_BGR2HSV)
+        hsv[:, :, 0] = ((hsv[:, :, 0].astype(np.int16) + int(rng.integers(0, 180))) % 180).astype(np.uint8)
+        view = cv2.cvtColor(hsv, cv2.COLOR_HSV2BGR)
     view = view.astype(np.float32)
     view *= rng.uniform(0.85, 1.15, size=3)  # white balance
     view = (view - 128) * rng.uniform(0.6, 1.3) + 128 + rng.uniform(-40, 40)  # contrast, brightness

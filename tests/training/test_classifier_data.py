@@ -1,0 +1,97 @@
+"""The classifier's data: split by physical set, table-photo labels, copy matching, pseudo-labels."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from scoring.tiles import FACE_CODES
+from vision.dataset.crops import VALIDATION_SETS, load_labelled_crops, set_id_for
+from vision.dataset.manifest import read_manifest
+from vision.dataset.paths import shared_data_dir
+from vision.training.classifier_labels import (
+    MANIFEST_PATH,
+    PhotoBoxes,
+    group_of,
+    match_boxes,
+    resolve_image,
+    split_for_group,
+)
+from vision.training.classifier_pseudo import MANIFEST_PATH as PSEUDO_MANIFEST
+
+needs_crops = pytest.mark.skipif(not (shared_data_dir() / "crops-labelled").is_dir(),
+                                 reason="shared labelled crops not available")
+
+
+@needs_crops
+def test_validation_is_whole_physical_sets_covering_every_face() -> None:
+    crops = load_labelled_crops()
+    splits_of_set: dict[str, set[str]] = defaultdict(set)
+    for crop in crops:
+        splits_of_set[crop.set_id].add(crop.split)
+    assert all(len(splits) == 1 for splits in splits_of_set.values())
+    validation = [crop for crop in crops if crop.split == "val"]
+    assert {crop.set_id for crop in validation} == VALIDATION_SETS
+    assert {crop.code for crop in validation} == set(FACE_CODES)
+    assert 0.15 < len(validation) / len(crops) < 0.35
+
+
+def test_set_runs_and_mixed_groups() -> None:
+    assert set_id_for(1) == set_id_for(140) == "mix-web"
+    assert set_id_for(183) == set_id_for(224) == "set-183-white-redgreen"
+    assert set_id_for(700) == "mix-extra"
+
+
+def test_table_photo_labels_keep_photo_groups_whole_and_match_the_detector_split() -> None:
+    records = read_manifest(MANIFEST_PATH)
+    assert len(records) == 158
+    split_of_group: dict[str, set[str]] = defaultdict(set)
+    for record in records:
+        split_of_group[record.set_id].add(record.split)
+        assert record.set_id == group_of(Path(record.image).name)
+    assert all(len(splits) == 1 for splits in split_of_group.values())
+    for group, (split,) in split_of_group.items():
+        assert split == split_for_group(group)
+        is_detector_val = hashlib.sha1(group.encode()).digest()[0] % 5 == 0
+        assert (split == "val") == is_detector_val
+    validation = [record for record in records if record.split == "val"]
+    assert validation and all(record.reviewed for record in validation)
+    labelled = [tile.code for record in validation for tile in record.tiles if tile.code != "unknown"]
+    assert len(labelled) >= 0.9 * sum(len(record.tiles) for record in validation)
+
+
+@pytest.mark.skipif(not (shared_data_dir() / "table-photos").is_dir(),
+                    reason="shared table photos not available")
+def test_table_photo_images_resolve_to_the_shared_files() -> None:
+    record = read_manifest(MANIFEST_PATH)[0]
+    assert resolve_image(record).is_file()
+
+
+def test_box_matching_survives_shift_scale_and_rotation_of_a_copy() -> None:
+    rng = np.random.default_rng(5)
+    centres = np.array([[60 + 30 * i, 300 + rng.uniform(-3, 3)] for i in range(16)])
+    angle = np.deg2rad(17)
+    rotation = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    moved = (centres - 320) @ rotation.T * 1.2 + 330
+    order = rng.permutation(16)
+
+    def photo(points: np.ndarray) -> PhotoBoxes:
+        boxes = [(x - 10, y - 14, x + 10, y + 14) for x, y in points]
+        return PhotoBoxes(Path("x.jpg"), 640, 640, boxes, [47] * len(boxes))
+
+    mapping = match_boxes(photo(centres), photo(moved[order]))
+    assert mapping is not None
+    assert [int(order[j]) for j in mapping] == list(range(16))
+    assert match_boxes(photo(centres), photo(moved[:15])) is None
+
+
+def test_pseudo_labels_are_reviewed_training_crops() -> None:
+    records = read_manifest(PSEUDO_MANIFEST)
+    assert len(records) == 1050
+    labelled = [record for record in records if record.tiles[0].code != "unknown"]
+    assert all(record.split == "train" and record.reviewed for record in labelled)
+    assert all(not record.reviewed for record in records if record.tiles[0].code == "unknown")
