@@ -54,7 +54,7 @@ def score_hand(hand: Hand, rules: str | RuleSet = "taiwan",
     if len(facts.flowers) >= 7 and ruleset.has_flower_wins:
         readings.append(flower_reading(hand))
     if not readings:
-        report.reason = _not_a_win_reason(hand, ruleset)
+        report.reason = _not_a_win_reason(hand, ruleset, facts)
         return report
 
     hand_fired = []
@@ -303,11 +303,23 @@ def _meld_problem(meld) -> str | None:
     return None if ok else f"illegal {meld.kind} {' '.join(tiles)}"
 
 
-def _not_a_win_reason(hand: Hand, ruleset: RuleSet) -> str:
+_SHAPE_NAMES = {"seven_pairs_pung": "seven pairs + a pung", "thirteen_orphans": "13 orphans",
+                "sixteen_orphans": "16 orphans"}
+
+
+def _not_a_win_reason(hand: Hand, ruleset: RuleSet, facts: HandFacts) -> str:
+    """Why the tiles are not a win, with what the tiles before the win were waiting for (a misread
+    tile in a photo usually shows up here)."""
     shapes = f"{ruleset.sets_needed} sets + a pair"
     if ruleset.special_shapes:
-        shapes += " or " + ", ".join(s.replace("_", " ") for s in ruleset.special_shapes)
-    return f"not a winning hand: the tiles do not form {shapes} with winning tile {hand.winning_tile}"
+        shapes += " or " + ", ".join(_SHAPE_NAMES[s] for s in ruleset.special_shapes)
+    reason = f"not a winning hand: the tiles do not form {shapes} with winning tile {hand.winning_tile}"
+    if facts.flower_win:
+        return reason
+    waits = facts.waits
+    if waits:
+        return reason + f" (the other tiles wait on {' '.join(waits)})"
+    return reason + " (the other tiles are not ready)"
 
 
 def _context_warnings(facts: HandFacts, ruleset: RuleSet, table: TableSettings) -> list[str]:
