@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import cv2
+import numpy as np
 
 from scoring.errors import InputError
 from vision.dataset.manifest import UNKNOWN_CODE, ManifestRecord
@@ -130,7 +131,7 @@ def _rescale(record: ManifestRecord, width: int, height: int) -> None:
     record.width, record.height = width, height
 
 
-def _write_jpeg(path: Path, image) -> None:
+def _write_jpeg(path: Path, image: np.ndarray) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 95])
     if not ok:

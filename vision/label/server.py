@@ -322,7 +322,8 @@ class LabelServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, app: LabelApp, host: str = "127.0.0.1", port: int = 8765, verbose: bool = False):
+    def __init__(self, app: LabelApp, host: str = "127.0.0.1", port: int = 8765,
+                 verbose: bool = False) -> None:
         self.app = app
         self.verbose = verbose
         self.edit_lock = threading.Lock()
