@@ -7,8 +7,11 @@ names and supersessions live in the rule-set TOML files, never here, so a house 
 reuse these detectors with other numbers. ``params`` come from the row (``[pattern.params]``).
 
 Hand-scope detectors look only at :class:`HandFacts` (flowers, suits, how the hand was won)
-and run once per hand; reading-scope detectors run once per reading. Each docstring names the
-seed rows it implements (RULESETS.md section numbers).
+and run once per hand; reading-scope detectors run once per reading, and declare a
+:class:`Requirement` (at least n chows / pungs / honour pungs, a shape) so the engine can skip
+them on readings that cannot earn them. Each docstring names the seed rows it implements
+(RULESETS.md section numbers). To add a pattern: write a detector here, then a row in a rule
+file that names it; ``tests/scoring/test_scoring_patterns.py`` then asks for an example hand.
 """
 
 from __future__ import annotations

@@ -81,17 +81,24 @@ def standard_splits(counts: list[int]) -> list[tuple[Group, ...]]:
     if sum(counts) % 3 != 2:
         return []
     per_block = []
-    for block, honours, offset in _blocks(counts):
-        splits = _suit_splits(block, honours)
+    for block, _, offset in _blocks(counts):
+        splits = _placed_splits(block, offset)
         if not splits:
             return []
-        per_block.append([tuple((kind, start + offset) for kind, start in split) for split in splits])
+        per_block.append(splits)
     out = []
     for combo in product(*per_block):
-        groups = tuple(g for part in combo for g in part)
-        if sum(1 for kind, _ in groups if kind == "pair") == 1:
-            out.append(groups)
+        if sum(pairs for pairs, _ in combo) == 1:
+            out.append(tuple(g for _, part in combo for g in part))
     return out
+
+
+@lru_cache(maxsize=65536)
+def _placed_splits(block: tuple[int, ...], offset: int) -> tuple[tuple[int, tuple[Group, ...]], ...]:
+    """A block's splits with global tile indices, each with its number of pairs (0 or 1)."""
+    return tuple((sum(1 for kind, _ in split if kind == "pair"),
+                  tuple((kind, start + offset) for kind, start in split))
+                 for split in _suit_splits(block, offset == 27))
 
 
 def is_standard_complete(counts: list[int]) -> bool:
