@@ -7,6 +7,7 @@ will see.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import cv2
@@ -28,9 +29,16 @@ def cut_tile(image_bgr: np.ndarray, tile: TileLabel) -> np.ndarray:
     return crop_detection(image_bgr, detection_of(tile))
 
 
+@functools.lru_cache(maxsize=4)
+def _decoded(image_path: Path, stamp: tuple[int, int]) -> np.ndarray:
+    """A photo decoded once for all its crops (a contact sheet asks for many from each photo)."""
+    return load_image(image_path)
+
+
 def thumbnail_jpeg(image_path: Path, tile: TileLabel) -> bytes:
     """A small JPEG of one labelled tile for the contact sheet."""
-    crop = cut_tile(load_image(image_path), tile)
+    stat = image_path.stat()
+    crop = cut_tile(_decoded(image_path, (stat.st_mtime_ns, stat.st_size)), tile)
     scale = THUMB_SIDE / max(crop.shape[:2])
     if scale < 1:
         crop = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
