@@ -303,3 +303,23 @@ def test_classic_one_suit_with_honours_pair_only_option():
     assert "one_suit_with_honours" in items(score(hand, "classic"))
     ids = items(score(hand, "classic", options={"one_suit_honours_pair_only": True}))
     assert "one_suit_with_honours" not in ids
+
+
+@pytest.mark.parametrize("rules", ["lrc", "dxb"])
+def test_two_terminal_sets_replace_the_single_set(rules):
+    ids = items(score("[123m] [789m] [123m] [789m] 456p E +E @seat=S @round=E @from=W", rules))
+    assert ids["two_terminal_chow_sets_pure"] == 20 and "terminal_chows" not in ids
+    ids = items(score("111m 999m 111p 999p 456s E +E @seat=S @round=E @from=W", rules))
+    assert "two_terminal_pung_sets" in ids and "terminal_pungs" not in ids
+
+
+@pytest.mark.parametrize("rules", ["taiwan", "lrc", "dxb", "mahjongtime", "allmj"])
+def test_big_three_dragons_replaces_little(rules):
+    ids = items(score("PPP FFF CCC 123m 456m 5p +5p @seat=S @round=E @from=W", rules))
+    assert {"big_three_dragons", "greater_three_dragons"} & set(ids)
+    assert not {"little_three_dragons", "lesser_three_dragons"} & set(ids)
+
+
+def test_pure_straight_concealed_replaces_partial_in_lrc():
+    ids = items(score("123m 456m 78m 234p 678p EE +9m @self @seat=S @round=E", "lrc"))
+    assert ids["pure_straight_concealed"] == 20 and "pure_straight" not in ids
