@@ -18,14 +18,14 @@ Missing codes in a real set fall back to another set of the same split, then to 
 from __future__ import annotations
 
 import functools
-import json
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from scoring.tiles import FACE_CODES, HONOUR_CODES
+from scoring.tiles import FACE_CODES
 from vision.dataset.paths import shared_data_dir
 
 FACE_SIZE = (96, 128)  # width, height of a face texture
@@ -49,15 +49,41 @@ _FLUFFY_SUITS = {"Man": "m", "Pin": "p", "Sou": "s"}
 
 @dataclass
 class FaceStyle:
-    """One look of a tile set."""
+    """One look of a tile set. ``codes`` is known up front; the images load on first use (``loader``),
+    so a process that renders a few scenes only reads the sets it draws."""
 
     name: str
     split: str
-    faces: dict[str, list[np.ndarray]] = field(default_factory=dict)
-    ivory_bgr: tuple[int, int, int] = (215, 235, 240)
+    codes: frozenset[str] = frozenset()
+    loader: Callable[[], tuple[dict[str, list[np.ndarray]], tuple[int, int, int]]] | None = None
+    _faces: dict[str, list[np.ndarray]] | None = None
+    _ivory_bgr: tuple[int, int, int] = (215, 235, 240)
+
+    def _load(self) -> None:
+        if self._faces is None:
+            if self.loader is None:
+                self._faces = {}
+            else:
+                self._faces, self._ivory_bgr = self.loader()
+
+    @property
+    def faces(self) -> dict[str, list[np.ndarray]]:
+        self._load()
+        return self._faces  # type: ignore[return-value]
+
+    @property
+    def ivory_bgr(self) -> tuple[int, int, int]:
+        self._load()
+        return self._ivory_bgr
 
     def has(self, code: str) -> bool:
-        return bool(self.faces.get(code))
+        return code in self.codes
+
+
+def loaded_style(name: str, split: str, faces: dict[str, list[np.ndarray]],
+                 ivory_bgr: tuple[int, int, int]) -> FaceStyle:
+    """A style whose images are already in memory."""
+    return FaceStyle(name, split, frozenset(faces), _faces=faces, _ivory_bgr=ivory_bgr)
 
 
 def _resize_face(image: np.ndarray) -> np.ndarray:
@@ -91,17 +117,24 @@ def load_crop_styles() -> tuple[FaceStyle, ...]:
         crops = load_labelled_crops()
     except Exception:  # noqa: BLE001 - no shared data: render from art and procedural sets only
         return ()
-    styles: dict[str, FaceStyle] = {}
+    by_set: dict[str, list] = {}
     for crop in crops:
+        if crop.code != "back":
+            by_set.setdefault(crop.set_id, []).append(crop)
+    return tuple(FaceStyle(f"crop:{set_id}", members[0].split, frozenset(c.code for c in members),
+                           loader=functools.partial(_load_crop_set, tuple(members)))
+                 for set_id, members in by_set.items())
+
+
+def _load_crop_set(members: tuple) -> tuple[dict[str, list[np.ndarray]], tuple[int, int, int]]:
+    faces: dict[str, list[np.ndarray]] = {}
+    for crop in members:
         image = cv2.imread(str(crop.path), cv2.IMREAD_COLOR)
-        if image is None or crop.code == "back":
-            continue
-        style = styles.setdefault(crop.set_id, FaceStyle(f"crop:{crop.set_id}", crop.split))
-        style.faces.setdefault(crop.code, []).append(_resize_face(image))
-    for style in styles.values():
-        samples = [faces[0] for faces in style.faces.values()]
-        style.ivory_bgr = tuple(int(v) for v in np.median([_ivory_of(f) for f in samples], axis=0))
-    return tuple(styles.values())
+        if image is not None:
+            faces.setdefault(crop.code, []).append(_resize_face(image))
+    samples = [images[0] for images in faces.values()] or [np.full((8, 8, 3), 230, np.uint8)]
+    ivory = tuple(int(v) for v in np.median([_ivory_of(f) for f in samples], axis=0))
+    return faces, ivory  # type: ignore[return-value]
 
 
 @functools.lru_cache(maxsize=1)
@@ -111,36 +144,44 @@ def load_art_styles() -> tuple[FaceStyle, ...]:
     styles: list[FaceStyle] = []
     for name in ("uni", "unib"):
         folder = art / "unicode-set" / "png" / name
-        if not folder.is_dir():
-            continue
-        style = FaceStyle(f"art:{name}", "train")
-        for path in sorted(folder.glob("*.png")):
-            code = _UNI_NAMES.get(path.stem, path.stem)
-            if code not in FACE_CODES:
-                continue
-            image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
-            if image is None:
-                continue
-            h, w = image.shape[:2]
-            inner = image[int(h * 0.035): h - int(h * 0.035), int(w * 0.04): w - int(w * 0.04)]
-            style.faces[code] = [_resize_face(_flatten_alpha(inner, (238, 248, 251)))]
-        if style.faces:
-            style.ivory_bgr = _ivory_of(style.faces["1m"][0]) if "1m" in style.faces else style.ivory_bgr
-            styles.append(style)
+        found = sorted(folder.glob("*.png")) if folder.is_dir() else []
+        paths = {code: p for p in found if (code := _UNI_NAMES.get(p.stem, p.stem)) in FACE_CODES}
+        if paths:
+            styles.append(FaceStyle(f"art:{name}", "train", frozenset(paths),
+                                    loader=functools.partial(_load_unicode_art, tuple(paths.items()))))
     fluffy = art / "fluffystuff" / "png" / "Regular"
+    paths = {}
     if fluffy.is_dir():
-        style = FaceStyle("art:fluffy", "train", ivory_bgr=(225, 240, 245))
-        for path in sorted(fluffy.glob("*.png")):
-            code = _fluffy_code(path.stem)
-            if code is None:
-                continue
-            image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
-            if image is None:
-                continue
-            style.faces[code] = [_glyph_on_body(image, style.ivory_bgr)]
-        if style.faces:
-            styles.append(style)
+        paths = {code: p for p in sorted(fluffy.glob("*.png")) if (code := _fluffy_code(p.stem)) is not None}
+    if paths:
+        styles.append(FaceStyle("art:fluffy", "train", frozenset(paths),
+                                loader=functools.partial(_load_fluffy_art, tuple(paths.items()))))
     return tuple(styles)
+
+
+def _load_unicode_art(paths: tuple[tuple[str, Path], ...]) -> tuple[dict[str, list[np.ndarray]],
+                                                                      tuple[int, int, int]]:
+    faces: dict[str, list[np.ndarray]] = {}
+    for code, path in paths:
+        image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+        if image is None:
+            continue
+        h, w = image.shape[:2]
+        inner = image[int(h * 0.035): h - int(h * 0.035), int(w * 0.04): w - int(w * 0.04)]
+        faces[code] = [_resize_face(_flatten_alpha(inner, (238, 248, 251)))]
+    ivory = _ivory_of(faces["1m"][0]) if "1m" in faces else (238, 248, 251)
+    return faces, ivory
+
+
+def _load_fluffy_art(paths: tuple[tuple[str, Path], ...]) -> tuple[dict[str, list[np.ndarray]],
+                                                                     tuple[int, int, int]]:
+    ivory = (225, 240, 245)
+    faces: dict[str, list[np.ndarray]] = {}
+    for code, path in paths:
+        image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
+        if image is not None:
+            faces[code] = [_glyph_on_body(image, ivory)]
+    return faces, ivory
 
 
 def _fluffy_code(stem: str) -> str | None:
@@ -172,8 +213,8 @@ def face_styles(split: str = "train", procedural: int = 12, seed: int = 1234) ->
     """All styles usable for ``split``: real crop sets of that split, the art sets, procedural sets.
 
     ``split="val"`` gives only the held-out real sets (for validation scenes); art and procedural
-    sets are training material. The procedural sets are drawn from a fixed ``seed``, so a scene's
-    look depends only on the scene seed.
+    sets are training material. Procedural set ``i`` is drawn from ``default_rng([seed, i])``, so a
+    scene's look depends only on the scene seed, whatever was rendered before.
     """
     from vision.synth.procedural import procedural_style
 
@@ -181,9 +222,16 @@ def face_styles(split: str = "train", procedural: int = 12, seed: int = 1234) ->
     if split != "train":
         return crops
     styles = list(crops) + list(load_art_styles())
-    rng = np.random.default_rng(seed)
-    styles.extend(procedural_style(rng, f"proc:{i}") for i in range(procedural))
+    styles.extend(FaceStyle(f"proc:{i}", "train", frozenset(FACE_CODES),
+                            loader=functools.partial(_draw_procedural, procedural_style, seed, i))
+                  for i in range(procedural))
     return tuple(styles)
+
+
+def _draw_procedural(draw: Callable, seed: int, index: int) -> tuple[dict[str, list[np.ndarray]],
+                                                                     tuple[int, int, int]]:
+    style = draw(np.random.default_rng([seed, index]), f"proc:{index}")
+    return style.faces, style.ivory_bgr
 
 
 def fill_missing(style: FaceStyle, code: str, pool: tuple[FaceStyle, ...],
@@ -196,17 +244,3 @@ def fill_missing(style: FaceStyle, code: str, pool: tuple[FaceStyle, ...],
             raise LookupError(f"no face texture for {code}")
         faces = donors[int(rng.integers(0, len(donors)))].faces[code]
     return faces[int(rng.integers(0, len(faces)))]
-
-
-def style_covers(style: FaceStyle) -> float:
-    """Fraction of the 42 faces a style has (a crop set may lack a few)."""
-    return sum(style.has(code) for code in FACE_CODES) / len(FACE_CODES)
-
-
-def is_honour_face(code: str) -> bool:
-    return code in HONOUR_CODES
-
-
-def load_art_manifest(path: Path) -> list[dict]:
-    """The art manifest lines (kept for provenance in the data card)."""
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -18,7 +18,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from scoring.tiles import FACE_CODES
-from vision.synth.faces import FACE_SIZE, FaceStyle
+from vision.synth.faces import FACE_SIZE, FaceStyle, loaded_style
 
 FONTS_DIR = Path(__file__).resolve().parent / "fonts"
 _SCALE = 2  # draw at twice the face size, then downsample (anti-aliasing)
@@ -96,10 +96,8 @@ class _Look:
 def procedural_style(rng: np.random.Generator, name: str) -> FaceStyle:
     """Draw all 42 faces of one random-looking set."""
     look = _Look(rng)
-    style = FaceStyle(name, "train", ivory_bgr=look.ivory)
-    for code in FACE_CODES:
-        style.faces[code] = [draw_face(code, look, rng)]
-    return style
+    faces = {code: [draw_face(code, look, rng)] for code in FACE_CODES}
+    return loaded_style(name, "train", faces, look.ivory)
 
 
 def draw_face(code: str, look: _Look, rng: np.random.Generator) -> np.ndarray:
