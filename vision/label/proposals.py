@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from scoring.errors import InputError
-from vision.dataset.manifest import TileLabel, quad_to_box
+from vision.dataset.manifest import UNKNOWN_CODE, TileLabel, quad_to_box
 from vision.types import Detection
 
 TOP_K = 5
@@ -166,7 +166,7 @@ class ProposalCache:
         with self._lock:
             cached = self._load(key, image_path)
             if "detections" not in cached:
-                image = _load(image_path)
+                image = _read_photo(image_path)
                 found = self.models.detect(image)
                 readings = self.models.classify(image, found) if self.models.has_classifier else []
                 cached["detections"] = [
@@ -185,7 +185,7 @@ class ProposalCache:
             known: dict[str, Any] = cached["readings"]
             missing = [t for t in tiles if box_key(t) not in known]
             if missing:
-                image = _load(image_path)
+                image = _read_photo(image_path)
                 fresh = self.models.classify(image, [detection_of(t) for t in missing])
                 for tile, reading in zip(missing, fresh, strict=True):
                     known[box_key(tile)] = reading
@@ -196,8 +196,6 @@ class ProposalCache:
 
 
 def _proposal_tile(detection: Detection, candidates: list[list[Any]] | None) -> dict[str, Any]:
-    from vision.dataset.manifest import UNKNOWN_CODE
-
     code = candidates[0][0] if candidates else UNKNOWN_CODE
     if detection.face_down:
         code = "back"
@@ -214,7 +212,7 @@ def _proposal_tile(detection: Detection, candidates: list[list[Any]] | None) -> 
     return tile
 
 
-def _load(path: Path) -> np.ndarray:
+def _read_photo(path: Path) -> np.ndarray:
     from vision.imageio import load_image
 
     return load_image(path)
