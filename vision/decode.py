@@ -432,9 +432,9 @@ def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwa
     expected = expected_standing_tiles(layout)
     if standing != expected:
         sets = (17 - expected) // 3
+        hint = "; is a tile hidden or outside the picture?" if abs(standing - expected) == 1 else ""
         raise InputError(f"not a winning hand: {standing} standing tiles with {sets} set(s) on the table; "
-                         f"a complete hand has {expected} (17 with no sets laid down, 3 fewer per set)"
-                         + ("; is a tile hidden or outside the picture?" if abs(standing - expected) == 1 else ""))
+                         f"a complete hand has {expected} (17 with no sets laid down, 3 fewer per set){hint}")
     variables = _variables(readings, layout)
     melds_count = sum(1 for g in layout.groups if g.role in (GroupRole.MELD, GroupRole.CONCEALED_KONG))
     judge = _Judge(rules, table, melds_count, context or {})
