@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from scoring import hand_from_json, score_hand
 from scoring.errors import InputError
 from vision.dataset.manifest import TileLabel
 from vision.label.hand import hand_from_labels, meld_kind, validate_context
@@ -40,6 +41,8 @@ def test_groups_roles_and_winning_tile_make_the_hand() -> None:
         "winning_tile": "8s",
         "context": {"self_drawn": True, "seat_wind": "1z"},
     }
+    report = score_hand(hand_from_json(hand))  # the scorer takes the labelled hand as it is
+    assert report.valid and report.total > 0
 
 
 def test_the_set_holding_the_winning_tile_stands_in_the_hand() -> None:
@@ -85,3 +88,13 @@ def test_a_face_down_kong_takes_its_face_from_the_saved_hand() -> None:
     assert hand["melds"] == [{"kind": "kong", "tiles": ["9p"] * 4, "concealed": True}]
     hand, warnings = hand_from_labels([*backs, tile("1m", 50, role="winning")], {})
     assert hand["melds"] == [] and any("not a legal concealed kong" in w for w in warnings)
+
+
+def test_the_form_asks_for_every_field_the_scorer_reads() -> None:
+    from dataclasses import fields
+
+    from scoring import WinContext
+    from vision.label.hand import CONTEXT_FIELDS
+
+    assert set(CONTEXT_FIELDS) == {f.name for f in fields(WinContext)}
+    assert CONTEXT_FIELDS["discarder"] == "wind" and CONTEXT_FIELDS["tiles_on_table"] == "count"

@@ -9,30 +9,27 @@ the hand from being complete as warnings the page shows next to the form.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
 from typing import Any
 
+from scoring import WinContext
 from scoring.errors import InputError
 from scoring.tiles import BACK, WIND_CODES, is_flower, next_in_suit, sort_key
 from vision.dataset.manifest import UNKNOWN_CODE, TileLabel
 
-#: The win context the page asks for, with the JSON type each key takes (RULESETS R-1: keys not
-#: given did not happen).
-CONTEXT_FIELDS: dict[str, str] = {
-    "self_drawn": "bool",
-    "seat_wind": "wind",
-    "round_wind": "wind",
-    "dealer": "bool",
-    "dealer_streak": "count",
-    "discarder": "seat",
-    "last_tile": "bool",
-    "robbing_kong": "bool",
-    "replacement_draw": "bool",
-    "ting": "bool",
-    "first_turn": "bool",
-    "tiles_on_table": "count",
-    "robbed_eighth_flower": "bool",
-}
+
+def _context_fields() -> dict[str, str]:
+    """The win context the page asks for: every field of ``scoring.WinContext``, with its kind.
+
+    Taken from the scoring API itself, so the form always matches what the scorer reads
+    (RULESETS R-1: a key not given did not happen). Kinds: ``bool``, ``count``, ``wind``.
+    """
+    kinds = {"bool | None": "bool", "int | None": "count", "str | None": "wind"}
+    return {f.name: kinds[str(f.type)] for f in dataclasses.fields(WinContext) if str(f.type) in kinds}
+
+
+CONTEXT_FIELDS: dict[str, str] = _context_fields()
 
 _MELD_ROLES = ("meld", "concealed_kong")
 
@@ -52,11 +49,9 @@ def validate_context(context: Any) -> dict[str, Any]:
             raise InputError(f"context {key} must be true or false, got {value!r}")
         if kind == "wind" and value not in WIND_CODES:
             raise InputError(f"context {key} must be a wind code 1z..4z, got {value!r}")
-        if kind in ("count", "seat") and (not isinstance(value, int) or isinstance(value, bool)
-                                          or value < 0 or value > 200):
+        if kind == "count" and (not isinstance(value, int) or isinstance(value, bool)
+                                or not 0 <= value <= 200):
             raise InputError(f"context {key} must be a small whole number, got {value!r}")
-        if kind == "seat" and not 1 <= value <= 4:
-            raise InputError(f"context {key} must be a seat 1..4, got {value!r}")
         clean[key] = value
     return clean
 

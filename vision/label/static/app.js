@@ -475,10 +475,9 @@ function renderContextForm() {
     let input;
     if (kind === "bool") {
       input = document.createElement("input"); input.type = "checkbox"; input.checked = S.context[key] === true;
-    } else if (kind === "wind" || kind === "seat") {
+    } else if (kind === "wind") {
       input = document.createElement("select");
-      const options = kind === "wind" ? [["", "–"], ["1z", "East"], ["2z", "South"], ["3z", "West"], ["4z", "North"]]
-        : [["", "–"], ["1", "1 East"], ["2", "2 South"], ["3", "3 West"], ["4", "4 North"]];
+      const options = [["", "–"], ["1z", "East"], ["2z", "South"], ["3z", "West"], ["4z", "North"]];
       for (const [value, text] of options) { const o = document.createElement("option"); o.value = value; o.textContent = text; input.appendChild(o); }
       input.value = S.context[key] === undefined ? "" : String(S.context[key]);
     } else {
