@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from scoring import hand_from_json, score_hand
+from scoring.errors import InputError
 from scoring.tiles import VISION_CODES
 from vision.dataset.crops import VALIDATION_SETS
 from vision.dataset.manifest import ROLES, ManifestRecord, record_problems
@@ -65,11 +66,14 @@ def test_hand_json_is_a_legal_winning_hand_and_every_hand_tile_is_labelled(scene
 def test_concealed_kongs_are_face_down_and_flowers_are_their_own_group(scenes) -> None:
     for _, record in scenes:
         labels = [t for t in record.tiles if t.role != "distractor"]
-        for tile in labels:
-            assert (tile.role == "concealed_kong") == (tile.face_down and tile.group is not None
-                                                       and tile.role != "distractor")
+        assert all(t.role == "concealed_kong" for t in labels if t.face_down)
         kongs = [m for m in record.hand["melds"] if m["kind"] == "kong" and m["concealed"]]
-        assert sum(1 for t in labels if t.role == "concealed_kong") == 4 * len(kongs)
+        kong_tiles = [t for t in labels if t.role == "concealed_kong"]
+        assert len(kong_tiles) == 4 * len(kongs)
+        for group in {t.group for t in kong_tiles}:
+            members = [t for t in kong_tiles if t.group == group]
+            assert sum(t.face_down for t in members) in (2, 4)  # revealed kongs show two faces
+            assert len({t.extra.get("face", t.code) for t in members}) == 1
         flower_groups = {t.group for t in labels if t.role == "flower"}
         assert len(flower_groups) <= 1
         assert all(t.code == "back" for t in labels if t.face_down)
@@ -131,10 +135,31 @@ def test_render_a_given_hand() -> None:
     _, record = render_scene(np.random.default_rng(3), SMALL, hand=hand)
     assert record.hand == hand
     labels = [t for t in record.tiles if t.role != "distractor"]
-    assert Counter(t.code for t in labels) == Counter(
-        {"1m": 1, "2m": 1, "3m": 1, "4p": 3, "6s": 1, "7s": 1, "8s": 1, "2z": 2, "5z": 3, "back": 4,
+    assert Counter(t.extra.get("face", t.code) for t in labels) == Counter(
+        {"1m": 1, "2m": 1, "3m": 1, "4p": 3, "6s": 1, "7s": 1, "8s": 1, "2z": 2, "5z": 3, "9p": 4,
          "1f": 1, "6f": 1})
+    assert 2 <= sum(t.code == "back" for t in labels) <= 4
     assert [t.code for t in labels if t.role == "winning"] == ["3m"]
+
+
+@pytest.mark.parametrize("hand", [
+    {"concealed": ["1x"] * 17, "melds": [], "flowers": [], "winning_tile": "1x"},
+    {"concealed": ["1m"] * 14, "melds": [{"kind": "quad", "tiles": ["2m"] * 3}], "flowers": [],
+     "winning_tile": "1m"},
+    "not a hand",
+])
+def test_a_malformed_given_hand_is_an_input_error(hand) -> None:
+    with pytest.raises(InputError):
+        render_scene(np.random.default_rng(0), SMALL, hand=hand)
+
+
+def test_a_well_formed_hand_that_is_not_a_win_still_renders() -> None:
+    """Test scenes for the reader's "not a winning hand" path need such hands drawn."""
+    hand = {"concealed": ["1m", "5p", "9s", "1z"], "melds": [], "flowers": ["3f"], "winning_tile": "9s"}
+    _, record = render_scene(np.random.default_rng(0), SMALL, hand=hand)
+    labels = [t for t in record.tiles if t.role != "distractor"]
+    assert sorted(t.code for t in labels) == sorted(["1m", "5p", "9s", "1z", "3f"])
+    assert [t.code for t in labels if t.role == "winning"] == ["9s"]
 
 
 def test_validation_scenes_use_only_held_out_real_sets() -> None:

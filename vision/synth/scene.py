@@ -20,6 +20,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from scoring import hand_from_json
 from scoring.tiles import BACK, FACE_CODES, is_flower
 from vision.dataset.manifest import ManifestRecord, TileLabel
 from vision.synth import occluders, photometric
@@ -101,10 +102,14 @@ def render_scene(rng: np.random.Generator, config: SceneConfig | None = None,
                  hand: dict[str, Any] | None = None) -> tuple[np.ndarray, ManifestRecord]:
     """Render one scene; return the BGR image and its manifest record (``image`` is a placeholder name).
 
-    ``hand`` (hand JSON) renders that hand instead of a random legal winning hand.
+    ``hand`` (hand JSON) renders that hand instead of a random legal winning hand; it must be
+    well-formed (InputError otherwise) but need not be a win, so readers' error paths can be tested.
     """
     config = config or SceneConfig()
-    hand = hand if hand is not None else random_winning_hand(rng)
+    if hand is None:
+        hand = random_winning_hand(rng)
+    else:
+        hand_from_json(hand)  # a malformed or impossible hand is an InputError, not a broken scene
     plan = plan_hand(hand, rng)
     look = _pick_look(rng, config)
     tiles: list[PlacedTile] = []
@@ -236,16 +241,17 @@ def _lay_out_hand(plan: HandPlan, look: TileLook, rng: np.random.Generator, tile
         lane = w + 15.0
 
     # Melds, concealed kongs and flowers in front of the row.
-    groups: list[tuple[str, list[str], int | None, bool]] = []  # role, codes, claimed index, face down
+    # role, codes, claimed index, which tiles lie face down
+    groups: list[tuple[str, list[str], int | None, tuple[bool, ...]]] = []
     for meld in plan.melds:
         if meld.concealed_kong:
-            groups.append(("concealed_kong", meld.tiles, None, True))
+            groups.append(("concealed_kong", meld.tiles, None, _kong_faces(rng)))
         else:
-            groups.append(("meld", meld.tiles, meld.claimed_index, False))
+            groups.append(("meld", meld.tiles, meld.claimed_index, (False,) * len(meld.tiles)))
     order = list(rng.permutation(len(groups))) if rng.random() < 0.3 else list(range(len(groups)))
     groups = [groups[i] for i in order]
     if plan.flowers:
-        flower_group = ("flower", list(plan.flowers), None, False)
+        flower_group = ("flower", list(plan.flowers), None, (False,) * len(plan.flowers))
         groups.insert(0 if rng.random() < 0.5 else len(groups), flower_group)
     claimed_sideways = bool(rng.random() < config.claimed_sideways_probability)
     y = row_depth + lane + float(rng.uniform(10, 45))
@@ -269,9 +275,9 @@ def _lay_out_hand(plan: HandPlan, look: TileLook, rng: np.random.Generator, tile
                 yaw = 0.0
                 centre = np.array([x + w / 2, y + h / 2, d / 2])
                 x += w + gap
-            axes = tile_axes(not face_down, yaw + _jitter(rng, 2.0))
+            axes = tile_axes(not face_down[index], yaw + _jitter(rng, 2.0))
             tiles.append(PlacedTile(code, centre + _offset(rng), axes, role, group_id, rotated=sideways,
-                                    face_down=face_down))
+                                    face_down=face_down[index]))
         x += float(rng.uniform(0.3, 1.2)) * w
         group_id += 1
     y_end = y + row_height if groups else row_depth + lane
@@ -299,6 +305,15 @@ def _place_sideways_winner(plan: HandPlan, look: TileLook, rng: np.random.Genera
     tiles.append(PlacedTile(plan.winning_tile, centre, tile_axes(True, yaw + _jitter(rng, 3)), "winning",
                             group, rotated=True))
     return x + extra_gap + h + gap + extra_gap
+
+
+def _kong_faces(rng: np.random.Generator) -> tuple[bool, ...]:
+    """Which tiles of a concealed kong lie face down: all four (as played), or, as it is revealed at
+    the end of the hand, the two in the middle or the two at the ends turned up."""
+    draw = rng.random()
+    if draw < 0.5:
+        return (True, True, True, True)
+    return (True, False, False, True) if draw < 0.75 else (False, True, True, False)
 
 
 def _jitter(rng: np.random.Generator, degrees: float) -> float:
