@@ -153,6 +153,8 @@ def test_keyboard_only_labelling_of_a_new_photo(page, server: RunningServer, pho
     page.select_option("#ctx-seat_wind", "3z")
     page.keyboard.press("Escape")
     settle(page)
+    # One tile is no winning hand: the scorer says so next to the hand (a label check).
+    assert "not a legal winning hand" in page.inner_text("#hand-check")
     page.keyboard.press("v")  # reviewed, and on to the next photo
     page.wait_for_function("() => S.index === 2")
 

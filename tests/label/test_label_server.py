@@ -112,6 +112,7 @@ def test_save_reload_undo_round_trip(server: RunningServer, photo_dir: Path) -> 
     status, saved = send_json(server, "PUT", "/api/images/0", edit)
     assert status == 200 and saved["revision"] == 1 and saved["can_undo"]
     assert saved["hand"]["context"] == {"seat_wind": "2z"}
+    assert saved["check"] is None  # no winning tile marked: no complete hand to score yet
     (record,) = read_manifest(photo_dir / "manifest.jsonl")
     assert [t.code for t in record.tiles] == ["1m", "2m", "3m", "6p", "5p", "5p"] and record.reviewed
 

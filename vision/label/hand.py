@@ -13,7 +13,7 @@ import dataclasses
 from collections import defaultdict
 from typing import Any
 
-from scoring import WinContext
+from scoring import WinContext, hand_from_json, score_hand
 from scoring.errors import InputError
 from scoring.tiles import BACK, WIND_CODES, is_flower, next_in_suit, sort_key
 from vision.dataset.manifest import UNKNOWN_CODE, TileLabel
@@ -156,3 +156,21 @@ def hand_from_labels(
         hand["winning_tile"] = tiles[winning_index].code
     hand["context"] = dict(context)
     return hand, warnings
+
+
+def hand_check(hand: dict[str, Any] | None) -> str | None:
+    """One line on what the labelled hand scores (default rules), or why it is not a winning hand.
+
+    A label mistake (a wrong code, a set grouped wrongly) usually makes the hand illegal, so the
+    page shows this next to the hand; None while no complete hand is described.
+    """
+    if not hand or "winning_tile" not in hand:
+        return None
+    try:
+        report = score_hand(hand_from_json(hand))
+    except InputError as error:
+        return f"not a hand the scorer takes: {error}"
+    if not report.valid:
+        return f"not a legal winning hand: {report.reason}"
+    names = ", ".join(item.name for item in report.items[:6])
+    return f"scores {report.total} {report.unit} under {report.rules}" + (f" ({names})" if names else "")

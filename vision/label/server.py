@@ -32,7 +32,7 @@ from scoring.tiles import ALIASES, ENGLISH_NAMES, VISION_CODES
 from vision.dataset.manifest import LABEL_CODES, ROLES, UNKNOWN_CODE, TileLabel
 from vision.label import review
 from vision.label.crops import thumbnail_jpeg
-from vision.label.hand import CONTEXT_FIELDS, hand_from_labels
+from vision.label.hand import CONTEXT_FIELDS, hand_check, hand_from_labels
 from vision.label.proposals import ProposalCache
 from vision.label.seeds import seed_tiles
 from vision.label.workspace import MAX_UPLOAD_BYTES, LabelWorkspace, StaleEditError
@@ -115,6 +115,7 @@ class LabelApp:
             "revision": workspace.revision(index), "labelled": record is not None,
             "reviewed": bool(record and record.reviewed), "source": source, "tiles": tiles,
             "context": context, "hand": record.hand if record else None, "warnings": warnings or [],
+            "check": hand_check(record.hand) if record else None,
             "can_undo": can_undo, "can_redo": can_redo,
         }
 

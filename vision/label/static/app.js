@@ -146,6 +146,7 @@ async function saveNow() {
     const state = await api("PUT", `/api/images/${index}`, body);
     if (index === S.index) {
       S.revision = state.revision; S.labelled = true; S.hand = state.hand; S.warnings = state.warnings;
+      S.check = state.check;
       S.canUndo = state.can_undo; S.canRedo = state.can_redo;
     }
     const row = S.images[index];
@@ -198,7 +199,7 @@ function applyState(state) {
   S.tiles = state.tiles.map(tileFromJson);
   S.context = { ...state.context };
   S.reviewed = state.reviewed; S.revision = state.revision; S.labelled = state.labelled;
-  S.source = state.source; S.hand = state.hand; S.warnings = state.warnings;
+  S.source = state.source; S.hand = state.hand; S.warnings = state.warnings; S.check = state.check;
   S.canUndo = state.can_undo; S.canRedo = state.can_redo;
   $("source").textContent = `tiles from: ${state.source}`;
   $("reviewed-flag").textContent = state.reviewed ? "✓ reviewed" : "";
@@ -460,6 +461,8 @@ function renderHand() {
     : [`concealed: ${h.concealed.join(" ") || "–"}`,
       ...h.melds.map((m) => `${m.concealed ? "concealed " : ""}${m.kind}: ${m.tiles.join(" ")}`),
       `flowers: ${h.flowers.join(" ") || "–"}`, `winning: ${h.winning_tile || "–"}`].join("\n");
+  $("hand-check").textContent = S.check || "";
+  $("hand-check").className = S.check && !S.check.startsWith("scores") ? "error" : "";
   const list = $("warnings");
   list.textContent = "";
   for (const w of S.warnings || []) { const li = document.createElement("li"); li.textContent = w; list.appendChild(li); }
