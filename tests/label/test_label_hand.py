@@ -98,3 +98,16 @@ def test_the_form_asks_for_every_field_the_scorer_reads() -> None:
 
     assert set(CONTEXT_FIELDS) == {f.name for f in fields(WinContext)}
     assert CONTEXT_FIELDS["discarder"] == "wind" and CONTEXT_FIELDS["tiles_on_table"] == "count"
+
+
+def test_hand_check_scores_a_legal_hand_and_explains_an_illegal_one() -> None:
+    from vision.label.hand import hand_check
+
+    legal = {"concealed": ["1m", "2m", "3m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"],
+             "melds": [{"kind": "pung", "tiles": ["5z"] * 3, "concealed": False},
+                       {"kind": "kong", "tiles": ["9p"] * 4, "concealed": True}],
+             "flowers": ["1f"], "winning_tile": "8s", "context": {"self_drawn": True}}
+    assert hand_check(legal).startswith("scores ")
+    assert hand_check({**legal, "concealed": legal["concealed"][:-1]}).startswith("not a legal winning hand")
+    assert hand_check({**legal, "context": {"mood": 1}}).startswith("not a hand the scorer takes")
+    assert hand_check({k: v for k, v in legal.items() if k != "winning_tile"}) is None
