@@ -93,13 +93,36 @@ class HandOver:
         return np.concatenate(self.parts)
 
     def draw(self, canvas: np.ndarray, camera: Camera, light: Lighting, visibility: np.ndarray) -> None:
+        """Fill the parts on a layer, then shade it rounder towards the middle and soften its edge."""
+        projected = []
         for part, colour in zip(self.parts, self.colours, strict=True):
             pixels, depth = camera.project(part)
-            if depth.min() <= 1:
-                continue
-            hull = cv2.convexHull(np.round(pixels * 16).astype(np.int32))
-            cv2.fillConvexPoly(canvas, hull, colour, cv2.LINE_AA, shift=4)
+            if depth.min() > 1:
+                projected.append((pixels, colour))
+        if not projected:
+            return
+        points = np.concatenate([p for p, _ in projected])
+        height, width = canvas.shape[:2]
+        x0, y0 = (max(0, int(v) - 4) for v in points.min(axis=0))
+        x1 = min(width, int(points[:, 0].max()) + 5)
+        y1 = min(height, int(points[:, 1].max()) + 5)
+        if x1 - x0 < 3 or y1 - y0 < 3:
+            return
+        layer = np.zeros((y1 - y0, x1 - x0, 3), np.uint8)
+        mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        for pixels, colour in projected:
+            local = np.round((pixels - [x0, y0]) * 16).astype(np.int32)
+            hull = cv2.convexHull(local)
+            cv2.fillConvexPoly(layer, hull, colour, cv2.LINE_AA, shift=4)
+            cv2.fillConvexPoly(mask, hull, 255, cv2.LINE_AA, shift=4)
             cv2.fillConvexPoly(visibility, cv2.convexHull(np.round(pixels).astype(np.int32)), -1)
+        size = max(x1 - x0, y1 - y0)
+        rounding = cv2.GaussianBlur(mask, (0, 0), max(1.0, size / 25)).astype(np.float32) / 255.0
+        shade = (0.62 + 0.45 * rounding) * light.shade(np.array([0.0, 0.0, 1.0]))
+        alpha = cv2.GaussianBlur(mask, (0, 0), 0.8).astype(np.float32)[:, :, None] / 255.0
+        roi = canvas[y0:y1, x0:x1].astype(np.float32)
+        shaded = layer.astype(np.float32) * shade[:, :, None]
+        canvas[y0:y1, x0:x1] = np.clip(roi * (1 - alpha) + shaded * alpha, 0, 255).astype(np.uint8)
 
 
 def random_hands(rng: np.random.Generator, tiles: list, probability: float) -> list[HandOver]:
@@ -149,15 +172,23 @@ def _hand(rng: np.random.Generator, palm_centre: np.ndarray, arm: np.ndarray) ->
         start = base + side * offset - arm * 35
         end = start + direction * (70 - abs(k - 1.5) * 8) * curl
         finger_side = np.cross(direction, [0, 0, 1]) * 8.5
-        parts.append(np.array([start + finger_side, start - finger_side, end - finger_side * 0.9,
-                               end + finger_side * 0.9]))
+        parts.append(_capsule(start, end, finger_side))
         colours.append(skin if k % 2 else darker)
     thumb_side = 1 if rng.random() < 0.5 else -1
     thumb_start = base + side * 40 * thumb_side
     thumb_dir = -arm * 0.5 + side * thumb_side * 0.85
     thumb_end = thumb_start + thumb_dir * 55
     thumb_width = np.cross(thumb_dir, [0, 0, 1]) * 10
-    parts.append(np.array([thumb_start + thumb_width, thumb_start - thumb_width, thumb_end - thumb_width,
-                           thumb_end + thumb_width]))
+    parts.append(_capsule(thumb_start, thumb_end, thumb_width))
     colours.append(darker)
     return HandOver(parts, colours, base)
+
+
+def _capsule(start: np.ndarray, end: np.ndarray, half_width: np.ndarray) -> np.ndarray:
+    """A finger: a band from ``start`` to ``end`` with a rounded tip (world points, convex)."""
+    direction = end - start
+    direction = direction / max(np.linalg.norm(direction), 1e-6)
+    radius = float(np.linalg.norm(half_width))
+    tip = [end + half_width * math.cos(a) + direction * radius * math.sin(a)
+           for a in np.linspace(0, math.pi, 7)]
+    return np.array([start - half_width, start + half_width, *tip])

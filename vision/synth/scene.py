@@ -125,13 +125,16 @@ def render_scene(rng: np.random.Generator, config: SceneConfig | None = None,
     texture, surface = table_texture(rng)
     floor = tuple(int(v) for v in rng.integers(20, 90, 3))
     image = render_table(camera, texture, floor)
-    bodies = [_tile_body(tile, look, index + 1, rng) for index, tile in enumerate(tiles)] + extras
+    bodies = [_tile_body(tile, look, index + 1, rng) for index, tile in enumerate(tiles)]
     hand_overs = occluders.random_hands(rng, tiles, config.occluder_probability)
     if config.shadows:
-        image = _cast_shadows(image, camera, bodies, hand_overs, light, rng)
+        image = _cast_shadows(image, camera, bodies + extras, hand_overs, light, rng)
     visibility = np.zeros((config.height, config.width), np.int16)
+    # Trays, phones and coins are low and never under a tile: drawn first, like part of the table
+    # (depth-sorting a long tray against short tiles would paint it over tiles it lies beside).
     bodies.sort(key=lambda body: -float(camera.to_camera(body.centre[None])[0, 2]))
-    for body in bodies:
+    extras.sort(key=lambda body: -float(camera.to_camera(body.centre[None])[0, 2]))
+    for body in extras + bodies:
         if not _in_view(body.corners(), camera):
             continue
         if isinstance(body, occluders.Disc):
@@ -346,16 +349,14 @@ def _add_distractors(extent: tuple[float, float, float, float], look: TileLook, 
     heaps = [np.array([rng.uniform(-350, 350), rng.uniform(y1 + 80, y1 + 450)])
              for _ in range(int(rng.integers(1, 4)))]
     spread = float(rng.uniform(70, 200))
+    room = h * (0.48 if rng.random() < 0.4 else 0.58)  # dense heaps: tiles nearly touching
     for _ in range(n_discards):
         for _attempt in range(10):
             heap = heaps[int(rng.integers(0, len(heaps)))]
             cx, cy = (float(v) for v in heap + rng.normal(0, spread, 2))
-            if cy > y1 + 25 and free(cx, cy, h * 0.58):
-                face_up = rng.random() > 0.04
-                axes = tile_axes(face_up, float(rng.uniform(0, 360)))
-                tiles.append(PlacedTile(_draw_code(rng, remaining), np.array([cx, cy, d / 2]), axes,
-                                        "distractor", face_down=not face_up))
-                taken.append((cx, cy, h * 0.58))
+            if cy > y1 + 25 and free(cx, cy, room):
+                tiles.append(_discard(rng, _draw_code(rng, remaining), cx, cy, look))
+                taken.append((cx, cy, room))
                 break
     # Walls: rows of face-down tiles stacked two high.
     for _ in range(int(rng.choice([0, 1, 1, 2, 2, 3, 4]))):
@@ -404,6 +405,31 @@ def _add_distractors(extent: tuple[float, float, float, float], look: TileLook, 
         if free(cx, cy, 14):
             extras.append(occluders.coin(rng, np.array([cx, cy])))
             taken.append((cx, cy, 14))
+
+
+def _discard(rng: np.random.Generator, code: str, cx: float, cy: float, look: TileLook) -> PlacedTile:
+    """A discard: mostly face up at any angle; some leaning on a neighbour, a few standing or face down."""
+    h, d = look.height, look.depth
+    yaw = float(rng.uniform(0, 360))
+    draw = rng.random()
+    if draw < 0.05:  # standing on its end, facing anywhere (its back may be what the camera sees)
+        return PlacedTile(code, np.array([cx, cy, h / 2]), tile_axes(True, yaw, standing=True), "distractor",
+                          standing=True)
+    face_up = draw > 0.09
+    axes = tile_axes(face_up, yaw)
+    centre = np.array([cx, cy, d / 2])
+    if rng.random() < 0.15:  # one end resting on another tile
+        tilt = math.radians(float(rng.uniform(6, 22)))
+        axes = _rotate_about(axes[:, 0], tilt) @ axes
+        centre[2] = d / 2 * math.cos(tilt) + h / 2 * math.sin(tilt)
+    return PlacedTile(code, centre, axes, "distractor", face_down=not face_up)
+
+
+def _rotate_about(axis: np.ndarray, angle: float) -> np.ndarray:
+    """Rotation matrix about a unit ``axis`` by ``angle`` radians (Rodrigues)."""
+    x, y, z = axis / np.linalg.norm(axis)
+    k = np.array([[0, -z, y], [z, 0, -x], [-y, x, 0]])
+    return np.eye(3) + math.sin(angle) * k + (1 - math.cos(angle)) * (k @ k)
 
 
 def _tray(rng: np.random.Generator, x0: float, x1: float, y0: float) -> Body:
