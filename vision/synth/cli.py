@@ -33,9 +33,8 @@ def _synth(out: Path, count: int, seed: int, width: int, height: int, split: str
             print(f"\r{done}/{total} scenes ({rate:.1f}/s)", end="" if done < total else "\n",
                   file=sys.stderr, flush=True)
 
-    records = write_scenes(out, count, seed, config, workers=workers, force=force, progress=progress)
-    tiles = sum(len(r.tiles) for r in records)
-    print(f"wrote {len(records)} scenes, {tiles} labelled tiles, to {out / 'manifest.jsonl'}")
+    summary = write_scenes(out, count, seed, config, workers=workers, force=force, progress=progress)
+    print(f"wrote {summary.scenes} scenes, {summary.tiles} labelled tiles, to {summary.manifest}")
 
 
 @data_app.command("stats")

@@ -529,28 +529,29 @@ def _frame_camera(rng: np.random.Generator, config: SceneConfig, hand_tiles: lis
         fill = min(fill, 1 - 2 * margin)
         if _horizon_visible(camera):
             elevation = min(hi, elevation + 6)
-    # Slide the view so the hand is not always centred, while staying inside the margins.
-    for scale in (1.0, 0.5, 0.0):
-        pixels = camera.distort_points(camera.project(points)[0])
-        room_x = (config.width * (1 - 2 * margin) - (pixels[:, 0].max() - pixels[:, 0].min())) / 2
-        room_y = (config.height * (1 - 2 * margin) - (pixels[:, 1].max() - pixels[:, 1].min())) / 2
-        offset_px = np.array([max(room_x, 0) * shift[0], max(room_y, 0) * shift[1]]) * scale
-        centre_px = (pixels.min(axis=0) + pixels.max(axis=0)) / 2
-        desired = np.array([config.width / 2, config.height / 2]) + offset_px
-        moved = _pan(camera, desired - centre_px)
-        moved_pixels = moved.distort_points(moved.project(points)[0])
-        if _inside(moved_pixels, config, margin * 0.5):
-            return moved
+    # Slide the view so the hand is not always centred, while staying inside the margins; if the
+    # hand does not fit even centred, step back until it does.
+    for _ in range(16):
+        camera = orbit_camera(target, distance, elevation, azimuth, roll, focal, *size, k1)
+        for scale in (1.0, 0.5, 0.0):
+            pixels = camera.distort_points(camera.project(points)[0])
+            room_x = (config.width * (1 - 2 * margin) - (pixels[:, 0].max() - pixels[:, 0].min())) / 2
+            room_y = (config.height * (1 - 2 * margin) - (pixels[:, 1].max() - pixels[:, 1].min())) / 2
+            offset_px = np.array([max(room_x, 0) * shift[0], max(room_y, 0) * shift[1]]) * scale
+            centre_px = (pixels.min(axis=0) + pixels.max(axis=0)) / 2
+            desired = np.array([config.width / 2, config.height / 2]) + offset_px
+            moved = _pan(camera, desired - centre_px, points)
+            if _inside(moved.distort_points(moved.project(points)[0]), config, margin * 0.5):
+                return moved
+        distance *= 1.12
     return camera
 
 
-def _pan(camera: Camera, delta_px: np.ndarray) -> Camera:
-    """Move the camera parallel to its image plane so the scene shifts by about ``delta_px``."""
-    depth = float(np.linalg.norm(camera.position[:2]) * 0 + camera.position[2])
-    depth = max(depth, 1.0)
+def _pan(camera: Camera, delta_px: np.ndarray, points: np.ndarray) -> Camera:
+    """Move the camera parallel to its image plane so ``points`` shift by about ``delta_px``."""
+    depth = max(float(camera.to_camera(points)[:, 2].mean()), 1.0)
     right, down = camera.rotation[0], camera.rotation[1]
-    scale = depth / camera.focal
-    position = camera.position - (right * delta_px[0] + down * delta_px[1]) * scale
+    position = camera.position - (right * delta_px[0] + down * delta_px[1]) * depth / camera.focal
     return Camera(camera.width, camera.height, camera.focal, camera.rotation, position, camera.k1)
 
 

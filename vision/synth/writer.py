@@ -2,23 +2,23 @@
 
 Scene ``i`` of a run with seed ``S`` is rendered from ``numpy.random.default_rng([S, i])``, so a
 dataset is the same whatever the number of worker processes, and any single scene can be
-re-rendered from its seed and index (both are stored in the record). The manifest is rewritten
-atomically every ``checkpoint`` scenes, so an interrupted run keeps the labels of every image on disk.
+re-rendered from its seed and index (both are stored in the record).
 """
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
 import numpy as np
 
 from scoring.errors import InputError
-from vision.dataset.manifest import ManifestRecord, write_manifest
+from vision.dataset.manifest import ManifestRecord
 from vision.synth.scene import SceneConfig, render_scene
 
 MANIFEST_NAME = "manifest.jsonl"
@@ -52,12 +52,23 @@ def _init_worker() -> None:
     cv2.setNumThreads(1)
 
 
-def write_scenes(out: Path, count: int, seed: int, config: SceneConfig | None = None, workers: int = 1,
-                 force: bool = False, checkpoint: int = 500,
-                 progress: Callable[[int, int], None] | None = None) -> list[ManifestRecord]:
-    """Render ``count`` scenes into ``out``; return their records (also in ``out/manifest.jsonl``).
+@dataclass
+class WriteSummary:
+    """What a run wrote."""
 
-    Refuses to overwrite an existing manifest unless ``force`` (labels someone made are never lost).
+    scenes: int
+    tiles: int
+    manifest: Path
+
+
+def write_scenes(out: Path, count: int, seed: int, config: SceneConfig | None = None, workers: int = 1,
+                 force: bool = False, progress: Callable[[int, int], None] | None = None) -> WriteSummary:
+    """Render ``count`` scenes into ``out`` (``images/`` + ``manifest.jsonl``).
+
+    Records are streamed to ``manifest.jsonl.partial`` as scenes finish (memory stays flat for
+    50,000 scenes) and the file is renamed to ``manifest.jsonl`` when the run ends; an interrupted
+    run still gets a manifest of the scenes it finished. Refuses to overwrite an existing manifest
+    unless ``force`` (labels someone made are never lost).
     """
     if not 1 <= count <= MAX_SCENES:
         raise InputError(f"--count must be 1..{MAX_SCENES}, got {count}")
@@ -81,15 +92,24 @@ def write_scenes(out: Path, count: int, seed: int, config: SceneConfig | None = 
     # The JPEG is written once, at the scene's quality, instead of a round trip in memory.
     config = replace(config, jpeg_in_memory=False)
     jobs = [(seed, index, config, str(out)) for index in range(count)]
-    records: list[ManifestRecord] = []
-    for record in _run(jobs, workers):
-        records.append(record)
-        if progress:
-            progress(len(records), count)
-        if len(records) % checkpoint == 0:
-            write_manifest(manifest, records)
-    write_manifest(manifest, records)
-    return records
+    partial = out / f"{MANIFEST_NAME}.partial"
+    scenes = tiles = 0
+    try:
+        with partial.open("w", encoding="utf-8") as handle:
+            for record in _run(jobs, workers):
+                handle.write(json.dumps(record.to_json(), ensure_ascii=False, separators=(", ", ": ")) + "\n")
+                handle.flush()
+                scenes += 1
+                tiles += len(record.tiles)
+                if progress:
+                    progress(scenes, count)
+    finally:
+        if scenes:
+            os.chmod(partial, 0o644)
+            os.replace(partial, manifest)
+        else:
+            partial.unlink(missing_ok=True)
+    return WriteSummary(scenes, tiles, manifest)
 
 
 def _run(jobs: list[tuple[int, int, SceneConfig, str]], workers: int) -> Iterator[ManifestRecord]:
