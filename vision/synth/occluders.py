@@ -116,13 +116,18 @@ class HandOver:
             cv2.fillConvexPoly(layer, hull, colour, cv2.LINE_AA, shift=4)
             cv2.fillConvexPoly(mask, hull, 255, cv2.LINE_AA, shift=4)
             cv2.fillConvexPoly(visibility, cv2.convexHull(np.round(pixels).astype(np.int32)), -1)
+        # Rounder in the middle: a blur of the mask, computed at a quarter of the size (hands are big).
         size = max(x1 - x0, y1 - y0)
-        rounding = cv2.GaussianBlur(mask, (0, 0), max(1.0, size / 25)).astype(np.float32) / 255.0
-        shade = (0.62 + 0.45 * rounding) * light.shade(np.array([0.0, 0.0, 1.0]))
-        alpha = cv2.GaussianBlur(mask, (0, 0), 0.8).astype(np.float32)[:, :, None] / 255.0
-        roi = canvas[y0:y1, x0:x1].astype(np.float32)
-        shaded = layer.astype(np.float32) * shade[:, :, None]
-        canvas[y0:y1, x0:x1] = np.clip(roi * (1 - alpha) + shaded * alpha, 0, 255).astype(np.uint8)
+        quarter = (max(1, (x1 - x0) // 4), max(1, (y1 - y0) // 4))
+        small = cv2.resize(mask, quarter, interpolation=cv2.INTER_AREA)
+        small = cv2.GaussianBlur(small, (0, 0), max(1.0, size / 100))
+        rounding = cv2.resize(small, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
+        brightness = light.shade(np.array([0.0, 0.0, 1.0]))
+        shade = cv2.convertScaleAbs(rounding, alpha=0.45 * brightness, beta=0.62 * brightness * 255)
+        shaded = cv2.multiply(layer, cv2.merge([shade, shade, shade]), scale=1.0 / 255.0)
+        alpha = cv2.GaussianBlur(mask, (3, 3), 0).astype(np.float32) / 255.0
+        roi = canvas[y0:y1, x0:x1]
+        canvas[y0:y1, x0:x1] = cv2.blendLinear(shaded, roi, alpha, 1.0 - alpha)
 
 
 def random_hands(rng: np.random.Generator, tiles: list, probability: float) -> list[HandOver]:

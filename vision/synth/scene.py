@@ -31,7 +31,7 @@ from vision.synth.hands import HandPlan, plan_hand, random_winning_hand
 from vision.synth.table import render_table, table_texture
 
 #: Highest camera elevation (degrees) for a standing concealed row, whose faces look at the player.
-STANDING_MAX_ELEVATION = 68.0
+STANDING_MAX_ELEVATION = 58.0
 
 
 @dataclass
