@@ -16,11 +16,11 @@ from dataclasses import dataclass, field, replace
 from scoring.hand import Hand, WinContext
 from scoring.params import resolve_params
 from scoring.patterns import DETECTORS
-from scoring.payments import build_payments, build_side_payments
+from scoring.payments import active_side_rows, build_payments, build_side_payments
 from scoring.readings import HandFacts, Reading, enumerate_readings, flower_reading
 from scoring.report import ScoreItem, ScoreReport
 from scoring.rules import PatternRow, RuleSet, load_ruleset
-from scoring.shapes import INDEX
+from scoring.shapes import INDEX, counts_of
 from scoring.table import TableSettings
 from scoring.tiles import FLOWER_CODES, SET_TILE_CODES, is_flower, sorted_codes
 
@@ -62,9 +62,10 @@ def score_hand(hand: Hand, rules: str | RuleSet = "taiwan",
         hits = function(facts, params)
         if hits:
             hand_fired.append((row, hits))
+    closed = tuple(n for n, gate, params in plan.gates if not gate(facts, params))
     best: tuple[int, list, Reading] | None = None
     for reading in readings:
-        total, fired = _score_reading(reading, facts, plan, hand_fired)
+        total, fired = _score_reading(reading, facts, plan, hand_fired, closed)
         if not fired and reading.shape == "flowers":
             continue
         if best is None or total > best[0]:
@@ -86,7 +87,7 @@ def score_hand(hand: Hand, rules: str | RuleSet = "taiwan",
     report.readings_scored = len(readings)
     report.waits = list(facts.waits)
     report.payments = build_payments(ruleset, table, context, total, reading)
-    report.side_payments = build_side_payments(ruleset, facts, reading, context, options)
+    report.side_payments = build_side_payments(ruleset, facts, reading, context, options, plan.side_rows)
     minimum = table.minimum_for(context.round_wind)
     if minimum is not None and total < minimum:
         warnings.append(f"total {total} is below the table minimum of {minimum} {ruleset.unit} (R-17)")
@@ -128,6 +129,9 @@ def _implied(context: WinContext) -> WinContext:
     return context
 
 
+Entry = tuple[PatternRow, Callable, dict]
+
+
 @dataclass
 class _Plan:
     """A rule set under one set of option values, ready to apply (cached: building it is slow)."""
@@ -138,18 +142,24 @@ class _Plan:
     closure: dict[str, frozenset[str]]
     keep_last_on_exclusive: bool
     bounds: list[tuple] = field(default_factory=list)
+    #: (index in reading_rows, gate, params) of the reading rows with a per-hand gate
+    gates: list[tuple[int, Callable, dict]] = field(default_factory=list)
+    side_rows: list = field(default_factory=list)
     _by_profile: dict = field(default_factory=dict)
 
-    def rows_for(self, reading: Reading) -> list[tuple[PatternRow, Callable, dict]]:
-        """The reading rows whose requirement this reading meets (cached per reading profile)."""
+    def rows_for(self, reading: Reading, closed: tuple[int, ...] = ()) -> list[Entry]:
+        """The reading rows whose requirement this reading meets, less the rows whose gate the
+        hand failed (``closed``: their indices); cached per reading profile and closed set."""
         chows, pungs = len(reading.chows), len(reading.pungs)
-        key = (reading.shape, chows, pungs, reading.honour_pungs)
+        key = (reading.shape, chows, pungs, reading.honour_pungs, closed)
         rows = self._by_profile.get(key)
         if rows is None:
-            rows = [entry for entry, (c, p, h, max_c, max_p, shapes) in zip(self.reading_rows, self.bounds,
-                                                                              strict=True)
+            rows = [entry for n, (entry, (c, p, h, max_c, max_p, shapes)) in enumerate(
+                        zip(self.reading_rows, self.bounds, strict=True))
                     if chows >= c and pungs >= p and reading.honour_pungs >= h and chows <= max_c
-                    and pungs <= max_p and (shapes is None or reading.shape in shapes)]
+                    and pungs <= max_p and (shapes is None or reading.shape in shapes) and n not in closed]
+            if len(self._by_profile) > 4096:
+                self._by_profile.clear()
             self._by_profile[key] = rows
         return rows
 
@@ -174,8 +184,11 @@ def _plan(ruleset: RuleSet, options: dict) -> _Plan:
         params = resolve_params(row.params, options)
         (hand_rows if detector.scope == "hand" else reading_rows).append((row, detector.function, params))
     bounds = [DETECTORS[row.detector].requirement.bounds(params) for row, _, params in reading_rows]
+    gates = [(n, DETECTORS[row.detector].gate, params) for n, (row, _, params) in enumerate(reading_rows)
+             if DETECTORS[row.detector].gate is not None]
     plan = _Plan(hand_rows, reading_rows, chicken, ruleset.supersession_closure(options),
-                 bool(options.get("flower_win_takes_base", False)), bounds)
+                 bool(options.get("flower_win_takes_base", False)), bounds, gates,
+                 active_side_rows(ruleset, options))
     if len(_PLANS) > 256:
         _PLANS.clear()
     _PLANS[key] = plan
@@ -185,10 +198,11 @@ def _plan(ruleset: RuleSet, options: dict) -> _Plan:
 Fired = list[tuple[PatternRow, list[tuple[str, ...]]]]
 
 
-def _score_reading(reading: Reading, facts: HandFacts, plan: _Plan, hand_fired: Fired) -> tuple[int, Fired]:
+def _score_reading(reading: Reading, facts: HandFacts, plan: _Plan, hand_fired: Fired,
+                   closed: tuple[int, ...] = ()) -> tuple[int, Fired]:
     """The rows this reading earns after supersession, exclusivity and the chicken post-pass."""
     fired = list(hand_fired)
-    for row, function, params in plan.rows_for(reading):
+    for row, function, params in plan.rows_for(reading, closed):
         hits = function(reading, facts, params)
         if hits:
             fired.append((row, hits))
@@ -256,10 +270,11 @@ def check_hand(hand: Hand, ruleset: RuleSet, context) -> str | None:
     if len(set(hand.flowers)) != len(hand.flowers):
         dup = next(c for c, n in Counter(hand.flowers).items() if n > 1)
         return f"flower {dup} appears twice (each flower exists once)"
-    copies = Counter(hand.all_set_tiles())
-    for code, n in copies.items():
-        if n > 4:
-            return f"{code} appears {n} times (a set has only 4 of each tile)"
+    tiles = hand.all_set_tiles()
+    copies = counts_of(tiles)
+    if max(copies) > 4:
+        code = next(code for code in tiles if copies[INDEX[code]] > 4)
+        return f"{code} appears {copies[INDEX[code]]} times (a set has only 4 of each tile)"
     sets = ruleset.sets_needed
     size = len(hand.concealed) + 3 * len(hand.melds)
     if is_flower(hand.winning_tile):

@@ -55,9 +55,15 @@ class Requirement:
 
 @dataclass(frozen=True)
 class Detector:
+    """A registered detector. ``gate`` (reading scope only) is a cheap test on the hand's facts
+    that is true whenever any reading of the hand could earn the row; the engine runs it once per
+    hand and skips the row on every reading when it is false. It must never be false for a hand
+    the detector would fire on (``tests/scoring`` checks gates against the detectors)."""
+
     function: Callable
     scope: str  # "hand" or "reading"
     requirement: Requirement = Requirement()
+    gate: Callable[[HandFacts, dict], bool] | None = None
 
 
 DETECTORS: dict[str, Detector] = {}
@@ -68,11 +74,13 @@ def hand_level(fn: Callable) -> Callable:
     return fn
 
 
-def reading_level(fn: Callable | None = None, **needs) -> Callable:
-    """Register a reading-scope detector; ``needs`` are its :class:`Requirement` fields."""
+def reading_level(fn: Callable | None = None, *, gate: Callable[[HandFacts, dict], bool] | None = None,
+                  **needs) -> Callable:
+    """Register a reading-scope detector; ``needs`` are its :class:`Requirement` fields and
+    ``gate`` its per-hand precondition (see :class:`Detector`)."""
 
     def register(function: Callable) -> Callable:
-        DETECTORS[function.__name__] = Detector(function, "reading", Requirement(**needs))
+        DETECTORS[function.__name__] = Detector(function, "reading", Requirement(**needs), gate)
         return function
 
     return register(fn) if fn is not None else register
@@ -425,7 +433,7 @@ def dealt_ready(f: HandFacts, p: dict) -> Hits:
     return ONCE if f.context.dealt_ready else None
 
 
-@reading_level
+@reading_level(gate=lambda f, p: bool(f.context.ting) and f.options.get("ting_in_play", True))
 def ting(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.5 Declared ready / Ting 聽牌 (only where the table plays it). ``params.not_in_special``:
     no Calling in Nico Nico or Orphan hands (seed 000)."""
@@ -452,7 +460,7 @@ def consecutive_wins(f: HandFacts, p: dict) -> Hits:
 # --------------------------------------------------------------------------- waits
 
 
-@reading_level
+@reading_level(gate=lambda f, p: len(f.waits) == 1)
 def single_wait(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.5 Single wait: exactly one tile kind completed the 16 tiles (A-GEN-2).
 
@@ -471,7 +479,7 @@ def single_wait(r: Reading, f: HandFacts, p: dict) -> Hits:
     return [(f.hand.winning_tile,)]
 
 
-@reading_level
+@reading_level(gate=lambda f, p: len(f.waits) >= 2)
 def false_single_wait(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.5 LRC False Single Wait (R-7): the winning tile filled a pair, edge or closed wait in this
     reading, but more than one tile kind would have won. Never on 13/16 orphans."""
@@ -480,7 +488,7 @@ def false_single_wait(r: Reading, f: HandFacts, p: dict) -> Hits:
     return [(f.hand.winning_tile,)] if r.wait in ("pair", "edge", "closed") else None
 
 
-@reading_level
+@reading_level(gate=lambda f, p: len(f.waits) == 2)
 def two_pair_wait(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.5 Calling by Pairs 對碰: two pairs waiting, the winning tile made one of them a pung."""
     if r.wait != "pung" or r.shape != "standard" or len(f.waits) != 2:
@@ -488,7 +496,13 @@ def two_pair_wait(r: Reading, f: HandFacts, p: dict) -> Hits:
     return [(f.hand.winning_tile,)]
 
 
-@reading_level
+def _has_258_pair(f: HandFacts, p: dict) -> bool:
+    """A pair of 2, 5 or 8 of a suit needs two such tiles (Nico Nico's winning 2/5/8 pairs too)."""
+    counts = f.counts
+    return any(counts[base + rank] >= 2 for base in (0, 9, 18) for rank in (1, 4, 7))
+
+
+@reading_level(gate=_has_258_pair)
 def good_eyes(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.5 Good Eyes 將眼: the pair is 2, 5 or 8 of a suit. In Nico Nico the *winning tile*
     must be a 2, 5 or 8 (RULESETS §3.8)."""
@@ -522,7 +536,7 @@ def all_chows(r: Reading, f: HandFacts, p: dict) -> Hits:
     return [tuple(t for g in r.chows for t in g.tiles)]
 
 
-@reading_level(max_pungs=0, shapes=STANDARD)
+@reading_level(max_pungs=0, shapes=STANDARD, gate=lambda f, p: not f.flowers and not f.has_honours)
 def all_chows_plain(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 All chows with no flowers and no honours 大平胡."""
     if f.flowers or f.has_honours:
@@ -550,7 +564,13 @@ def _closed(groups: list[Group], f: HandFacts, mode: str) -> bool:
     return not any(g.exposed for g in groups)  # all_concealed
 
 
-@reading_level(chows=3)
+def _has_full_suit(f: HandFacts, p: dict) -> bool:
+    """A straight needs 1 to 9 of one suit."""
+    counts = f.counts
+    return any(all(counts[base:base + 9]) for base in (0, 9, 18))
+
+
+@reading_level(chows=3, gate=_has_full_suit)
 def pure_straight(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 Pure straight 一條龍 (123-456-789 of one suit). ``params.closed``: only when closed, by
     ``self_drawn_completes`` (LRC/DXB §3.12), ``self_drawn`` (mahjongtime A-S1-2) or
@@ -573,7 +593,12 @@ def _mixed_straights(r: Reading) -> list[list[Group]]:
     return out
 
 
-@reading_level(chows=3)
+def _has_mixed_straight_tiles(f: HandFacts, p: dict) -> bool:
+    """A mixed straight needs 123, 456 and 789 spread over the three suits, so all three suits."""
+    return len(f.suits) == 3
+
+
+@reading_level(chows=3, gate=_has_mixed_straight_tiles)
 def mixed_straight(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 LRC/DXB Mixed Complete Sequence: 123, 456, 789 in three different suits (``params.closed`` as
     for the pure straight)."""
@@ -684,7 +709,7 @@ def two_terminal_chow_sets(r: Reading, f: HandFacts, p: dict) -> Hits:
     return [tuple(t for _, tiles in found for t in tiles)]
 
 
-@reading_level(shapes=STANDARD)
+@reading_level(shapes=STANDARD, gate=lambda f, p: 4 in f.counts)
 def four_ways(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 Four in 2/3/4 Ways (A-LRC-6): all four copies of a tile spread over ``params.ways``
     different groups (sets and the pair) of the reading. One hit per such tile."""
@@ -837,7 +862,14 @@ def all_simples(f: HandFacts, p: dict) -> Hits:
     return None if any(is_terminal_or_honour(t) for t in f.tiles) else _all(f)
 
 
-@reading_level(shapes=STANDARD)
+def _may_be_outside(f: HandFacts, p: dict) -> bool:
+    """Every group holds a 1, 9 or honour: no group can hold a 5 (345, 456, 567, 555, 55), and the
+    honours must be there or absent as the row asks."""
+    counts = f.counts
+    return p.get("honours", True) == f.has_honours and not (counts[4] or counts[13] or counts[22])
+
+
+@reading_level(shapes=STANDARD, gate=_may_be_outside)
 def outside_hand(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.8 Terminals + honours 混么 (``params.honours=true``) / terminals only 清么 (``false``): every
     set and the pair holds a 1, a 9 or an honour, as the seed's "Terminal Pongs/Sheungs" says."""
@@ -853,7 +885,11 @@ def outside_hand(r: Reading, f: HandFacts, p: dict) -> Hits:
     return _all(f)
 
 
-@reading_level(honour_pungs=1)
+def _gem_colours(f: HandFacts, p: dict) -> bool:
+    return f.suits == frozenset(p["suit"]) and all(t == p["dragon"] for t in f.honours)
+
+
+@reading_level(honour_pungs=1, gate=_gem_colours)
 def gem_hand(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.8 Jade / Ruby / Diamond / Sapphire: a pung of ``params.dragon`` plus ``params.suit`` only;
     any other honour disqualifies (R-15)."""

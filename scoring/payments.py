@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from scoring.hand import WinContext
 from scoring.params import resolve_params
-from scoring.patterns import DETECTORS
+from scoring.patterns import DETECTORS, Detector
 from scoring.readings import HandFacts, Reading
 from scoring.report import Payment, SidePayment
-from scoring.rules import RuleSet
+from scoring.rules import RuleSet, SidePaymentRow
 from scoring.table import TableSettings
 from scoring.tiles import WIND_CODES
 
@@ -90,18 +90,32 @@ def build_payments(ruleset: RuleSet, table: TableSettings, context: WinContext, 
     return lines
 
 
-def build_side_payments(ruleset: RuleSet, facts: HandFacts, reading: Reading, context: WinContext,
-                        options: dict) -> list[SidePayment]:
-    """Side payments visible in the finished hand (concealed kongs, bouquets, a robbed kong)."""
-    out: list[SidePayment] = []
-    winner = _winner(context)
+def active_side_rows(ruleset: RuleSet, options: dict) -> list[tuple[SidePaymentRow, Detector, dict]]:
+    """The side-payment rows switched on by ``options``, with their detectors and resolved params
+    (the engine keeps this list with its cached plan, so it is built once per rule set)."""
+    out = []
     for row in ruleset.side_payments:
         if row.when is not None and not options.get(row.when):
             continue
         if row.unless is not None and options.get(row.unless):
             continue
-        detector = DETECTORS[row.detector]
-        params = resolve_params(row.params, options)
+        out.append((row, DETECTORS[row.detector], resolve_params(row.params, options)))
+    return out
+
+
+def build_side_payments(ruleset: RuleSet, facts: HandFacts, reading: Reading, context: WinContext,
+                        options: dict, rows: list[tuple[SidePaymentRow, Detector, dict]] | None = None
+                        ) -> list[SidePayment]:
+    """Side payments visible in the finished hand (concealed kongs, bouquets, a robbed kong).
+
+    ``rows`` is :func:`active_side_rows` for ``ruleset`` and ``options`` when the caller has it."""
+    out: list[SidePayment] = []
+    if rows is None:
+        rows = active_side_rows(ruleset, options)
+    if not rows:
+        return out
+    winner = _winner(context)
+    for row, detector, params in rows:
         hits = (detector.function(facts, params) if detector.scope == "hand"
                 else detector.function(reading, facts, params))
         if not hits:

@@ -14,12 +14,11 @@ from scoring.hand import Hand, Meld, WinContext
 from scoring.shapes import (
     CODE,
     INDEX,
-    SPECIAL_SHAPES,
     counts_of,
-    standard_splits,
+    decompositions,
     winning_tiles,
 )
-from scoring.tiles import flower_seat, is_flower, is_season, rank_of
+from scoring.tiles import FLOWER_CODES, flower_seat, is_flower, is_season, rank_of
 
 
 class Group:
@@ -149,16 +148,18 @@ class HandFacts:
         return self._waits
 
     def seat_flowers(self) -> list[str]:
-        if self.seat is None:
+        if self.seat is None or not self.flowers:
             return []
-        return [f for f in self.flowers if flower_seat(f) == self.seat]
+        return [f for f in self.flowers if _FLOWER_SEAT[f] == self.seat]
 
     def flower_numbers(self) -> set[int]:
-        return {flower_seat(f) for f in self.flowers}
+        return {_FLOWER_SEAT[f] for f in self.flowers}
 
     def full_flower_sets(self) -> list[tuple[str, ...]]:
         """Complete sets of four: all four flowers, all four seasons (either or both)."""
-        out = []
+        out: list[tuple[str, ...]] = []
+        if len(self.flowers) < 4:
+            return out
         flowers = tuple(f for f in self.flowers if not is_season(f))
         seasons = tuple(f for f in self.flowers if is_season(f))
         if len(flowers) == 4:
@@ -168,6 +169,7 @@ class HandFacts:
         return out
 
 
+_FLOWER_SEAT = {code: flower_seat(code) for code in FLOWER_CODES}
 _MELD_GROUPS: dict[Meld, Group] = {}
 
 
@@ -229,11 +231,9 @@ def enumerate_readings(hand: Hand, facts: HandFacts, shapes: tuple[str, ...],
     counts = counts_of(hand.concealed)
     win = INDEX[hand.winning_tile]
     melds = [_meld_group(m) for m in hand.melds]
-    splits = [("standard", split) for split in standard_splits(counts)
-              if sum(1 for kind, _ in split if kind != "pair") + len(melds) == sets_needed]
-    if not hand.melds:
-        for shape in shapes:
-            splits.extend((shape, split) for split in SPECIAL_SHAPES[shape](counts))
+    free_sets = sets_needed - len(melds)
+    splits = [(shape, split) for shape, split in decompositions(tuple(counts), () if melds else shapes)
+              if shape != "standard" or len(split) == free_sets + 1]
     discard = not facts.self_drawn
     for shape, split in splits:
         places = []

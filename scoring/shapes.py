@@ -21,6 +21,8 @@ HONOUR_INDICES: tuple[int, ...] = (27, 28, 29, 30, 31, 32, 33)
 
 #: A group found in standing tiles: (kind, first tile index) with kind "chow", "pung" or "pair".
 Group = tuple[str, int]
+#: A reading's shape name and its groups.
+Shaped = tuple[str, tuple[Group, ...]]
 
 
 def counts_of(codes: list[str] | tuple[str, ...]) -> list[int]:
@@ -181,17 +183,39 @@ SPECIAL_SHAPES = {
 }
 
 
+@lru_cache(maxsize=16384)
+def decompositions(counts: tuple[int, ...], special: tuple[str, ...]) -> tuple[Shaped, ...]:
+    """Every ``(shape, groups)`` reading of 17 standing tiles: ``standard`` splits into sets and a
+    pair, then the ``special`` shapes that fit. Cached by the counts, so a hand scored under
+    several rule sets (or re-scored by the photo decoder) is decomposed once."""
+    out: list[Shaped] = [("standard", split) for split in standard_splits(list(counts))]
+    for shape in special:
+        out.extend((shape, split) for split in SPECIAL_SHAPES[shape](list(counts)))
+    return tuple(out)
+
+
 def winning_tiles(counts: list[int], used: list[int], special: tuple[str, ...] = ()) -> list[int]:
     """Tile indices that would complete ``counts`` (standing tiles before the win).
 
     ``used`` counts every copy already in the hand (standing and melds), so a tile whose four
     copies are all in the hand is not a wait. ``special`` names special shapes that count.
+    The answer before that last filter depends only on the standing tiles, so it is cached by
+    their counts (the photo decoder and a table's repeated hands ask the same question often).
+    """
+    return [i for i in _raw_waits(tuple(counts), special) if used[i] < 4]
+
+
+@lru_cache(maxsize=16384)
+def _raw_waits(counts: tuple[int, ...], special: tuple[str, ...]) -> tuple[int, ...]:
+    """Every tile index that completes ``counts``, four-copy limits aside.
+
     Only the block (suit) that receives the candidate tile is re-solved; the others' answers
     are reused, and tiles with no neighbour within two ranks are skipped (they cannot join a set).
+    Special shapes try only the candidates their shape allows (a missing orphan or honour).
     """
     waits: set[int] = set()
     if sum(counts) % 3 == 1:
-        blocks = (tuple(counts[0:9]), tuple(counts[9:18]), tuple(counts[18:27]), tuple(counts[27:34]))
+        blocks = (counts[0:9], counts[9:18], counts[18:27], counts[27:34])
         status = [_suit_status(block, k == 3) for k, block in enumerate(blocks)]
         plain = [no_pair for no_pair, _ in status]
         paired = [with_pair for _, with_pair in status]
@@ -207,24 +231,31 @@ def winning_tiles(counts: list[int], used: list[int], special: tuple[str, ...] =
             base = 9 * k
             for rank, no_pair, with_pair in _block_completions(blocks[k], k == 3):
                 if (with_pair and all_plain) or (no_pair and one_pair):
-                    index = base + rank
-                    if used[index] < 4:
-                        waits.add(index)
+                    waits.add(base + rank)
     for name in special:
         if not _special_possible(name, counts):
             continue
         if name == "seven_pairs_pung":
-            waits.update(i for i in _seven_pairs_waits(counts) if used[i] < 4)
+            waits.update(i for i in _seven_pairs_waits(counts) if counts[i] < 4)
             continue
         check = SPECIAL_SHAPES[name]
-        for index in range(34):
-            if used[index] >= 4 or index in waits:
+        trial = list(counts)
+        for index in _special_candidates(name, counts):
+            if index in waits or counts[index] >= 4:
                 continue
-            counts[index] += 1
-            if check(counts):
+            trial[index] += 1
+            if check(trial):
                 waits.add(index)
-            counts[index] -= 1
-    return sorted(waits)
+            trial[index] -= 1
+    return tuple(sorted(waits))
+
+
+def _special_candidates(name: str, counts: tuple[int, ...]) -> list[int] | range:
+    """Tiles worth trying for an orphan shape: if one of the shape's required tiles is missing,
+    only that tile can complete it (``_special_possible`` has already allowed at most one gap)."""
+    required = ORPHAN_INDICES if name == "thirteen_orphans" else HONOUR_INDICES
+    missing = [i for i in required if not counts[i]]
+    return missing if missing else range(34)
 
 
 def _seven_pairs_waits(counts: list[int]) -> list[int]:
