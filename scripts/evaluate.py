@@ -4,6 +4,7 @@ classifier: top-1 overall / per family (flowers+seasons, backs), top-3, calibrat
   (a) the real crops of the validation physical sets (``vision.dataset.crops.VALIDATION_SETS``) and
   (b) the table-photo validation photos we labelled (``datasets/real-labels/table-photos.jsonl``,
       split ``val``; crops cut from the true boxes, so the classifier is judged alone).
+  (c) ``--synth N`` freshly rendered scenes (the only face-down tiles to test on; synthetic).
   Writes a confusion matrix PNG and a contact sheet of the worst crops per data set to ``--out``.
 detector: recall and precision at IoU 0.5 on the table-photo validation photos.
 hands: whole-hand exact-reading rate and score agreement on held-out rendered hands, tile accuracy
@@ -30,12 +31,15 @@ def evaluate_classifier(args: argparse.Namespace) -> dict[str, object]:
         draw_contact_sheet,
     )
     from vision.models.classifier import TileClassifier
-    from vision.training.classifier_data import REAL_LABELS_MANIFEST, load_eval_crops
+    from vision.training.classifier_data import REAL_LABELS_MANIFEST, load_eval_crops, synthetic_crops
 
     classifier = TileClassifier(args.model)
     manifest = args.labels or REAL_LABELS_MANIFEST
     results: dict[str, object] = {"model": str(classifier.model_path), "temperature": classifier.temperature}
-    for name, (images, codes) in load_eval_crops("val", real_labels=manifest, reviewed_only=True).items():
+    datasets = load_eval_crops("val", real_labels=manifest, reviewed_only=True)
+    if args.synth > 0:
+        datasets["synthetic"] = synthetic_crops(args.synth, args.synth_seed)
+    for name, (images, codes) in datasets.items():
         report = ClassificationReport(classifier.labels, codes, classifier.probabilities(images))
         results[name] = report.to_json()
         if args.out is not None:
@@ -71,6 +75,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--out", type=Path, default=Path("evaluation"),
                         help="folder for the confusion matrix and worst-crop PNGs (default ./evaluation)")
     parser.add_argument("--worst", type=int, default=40, help="crops on the worst-crops contact sheet")
+    parser.add_argument("--synth", type=int, default=30,
+                        help="also evaluate the classifier on this many freshly rendered scenes (0: none)")
+    parser.add_argument("--synth-seed", type=int, default=90210)
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     args = parser.parse_args(argv)
     try:

@@ -6,7 +6,8 @@ upright colour crop and outputs logits over the 43 codes of ``models/classifier.
 crops; dividing the logits by it makes the softmax probabilities calibrated, so the decoder can
 multiply them across tiles.
 
-Cropping: a detection with a ``quad`` is warped so the face is upright (corner 0 top-left); a box
+Cropping: a detection with a ``quad`` is warped so the face is upright (corner 0 top-left, its
+corner order alone decides the orientation); a box
 is cut with a small margin, and a sideways tile (``rotated`` or clearly wider than tall) is turned
 a quarter. The model is trained to read tiles upside down too, so the direction of that quarter
 turn does not matter. The same :func:`preprocess_crops` feeds training and run time.
@@ -82,18 +83,17 @@ def crop_detection(image_bgr: np.ndarray, detection: Detection) -> np.ndarray:
 
 
 def _warp_quad(image_bgr: np.ndarray, quad: np.ndarray) -> np.ndarray:
-    """Perspective-warp a tile outline (corner 0 = top-left of the face, clockwise) to upright."""
-    top = np.linalg.norm(quad[1] - quad[0])
-    side = np.linalg.norm(quad[3] - quad[0])
-    out_w = max(8, int(round(top)))
-    out_h = max(8, int(round(side)))
+    """Perspective-warp a tile outline (corner 0 = top-left of the face as read, clockwise) upright.
+
+    The output has the tile's usual 3:4 shape whatever the outline's apparent proportions: a tile
+    lying flat and seen at a low angle looks wider than tall, but it is still read upright, so
+    the quad's corner order, not its aspect, decides the orientation.
+    """
+    out_w, out_h = 2 * INPUT_WIDTH, 2 * INPUT_HEIGHT
     target = np.array([[0, 0], [out_w - 1, 0], [out_w - 1, out_h - 1], [0, out_h - 1]], dtype=np.float32)
     matrix = cv2.getPerspectiveTransform(quad, target)
-    crop = cv2.warpPerspective(image_bgr, matrix, (out_w, out_h), flags=cv2.INTER_LINEAR,
+    return cv2.warpPerspective(image_bgr, matrix, (out_w, out_h), flags=cv2.INTER_LINEAR,
                                borderMode=cv2.BORDER_REPLICATE)
-    if out_w > out_h * SIDEWAYS_ASPECT:
-        crop = cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE)
-    return crop
 
 
 class TileClassifier:

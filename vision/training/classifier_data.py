@@ -295,6 +295,29 @@ def table_photo_crops(
     return out
 
 
+def synthetic_crops(count: int, seed: int, min_visible: float = 0.8) -> tuple[list[np.ndarray], list[str]]:
+    """Crops of ``count`` freshly rendered scenes (``vision.synth``), cut by their tile outlines.
+
+    The classifier never trains on rendered scenes, and these are rendered from the validation
+    crop sets only (``SceneConfig(split="val")``) plus tile art. This is the only source of
+    face-down tiles (``back``) to evaluate on; it says nothing about real photos.
+    """
+    from vision.synth import SceneConfig, render_scene
+
+    config = SceneConfig(split="val")
+    images, codes = [], []
+    for index in range(count):
+        image, record = render_scene(np.random.default_rng([seed, index]), config)
+        for tile in record.tiles:
+            if tile.code not in CLASS_INDEX or float(tile.extra.get("visible", 1.0)) < min_visible:
+                continue
+            detection = Detection(box=tile.box, score=1.0, rotated=tile.rotated, face_down=tile.face_down,
+                                  quad=tile.quad)
+            images.append(crop_detection(image, detection))
+            codes.append(tile.code)
+    return images, codes
+
+
 def describe_sources(samples: list[Sample]) -> str:
     """One line per source: how many crops each contributed (for the training log)."""
     counts: dict[str, int] = {}
