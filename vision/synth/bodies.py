@@ -51,6 +51,7 @@ class Body:
     back: np.ndarray | None = None
     layer: float = 1.0
     ident: int = 0  # id in the visibility buffer (0 = not tracked, -1 = occluder)
+    rim: bool = False  # a light rounded edge around the face and back (tiles)
 
     def corners(self) -> np.ndarray:
         half = np.array(self.size) / 2.0
@@ -172,6 +173,8 @@ def draw_body(canvas: np.ndarray, body: Body, camera: Camera, light: Lighting,
                         blobs = highlight_blobs()
                         highlight = blobs[int(rng.integers(0, len(blobs)))]
                     warp_quad(canvas, shade_texture(texture, shade, highlight, strength), pixels)
+                    if body.rim:
+                        _rim(canvas, pixels, body.colour_front if sign > 0 else body.colour_back, shade)
                     continue
                 colour = body.colour_front if sign > 0 else body.colour_back
                 _fill(canvas, pixels, colour, shade)
@@ -188,6 +191,16 @@ def draw_body(canvas: np.ndarray, body: Body, camera: Camera, light: Lighting,
                   shade)
             _fill(canvas, np.array([split[0], pixels[1], pixels[2], split[1]]), body.colour_back,
                   shade)
+
+
+def _rim(canvas: np.ndarray, pixels: np.ndarray, colour: tuple[int, int, int], shade: float) -> None:
+    """The rounded edge of a tile catching the light: a thin bright outline around a large enough face."""
+    perimeter = float(np.linalg.norm(np.roll(pixels, 1, axis=0) - pixels, axis=1).sum())
+    if perimeter < 90:
+        return
+    bright = tuple(float(min(255.0, c * shade * 1.18 + 12)) for c in colour)
+    points = np.round(pixels * 16).astype(np.int32)
+    cv2.polylines(canvas, [points], True, bright, 1 if perimeter < 400 else 2, cv2.LINE_AA, shift=4)
 
 
 def _fill(canvas: np.ndarray, pixels: np.ndarray, colour: tuple[int, int, int], shade: float) -> None:

@@ -586,7 +586,7 @@ def _tile_corners(tile: PlacedTile, look: TileLook) -> np.ndarray:
 def _tile_body(tile: PlacedTile, look: TileLook, ident: int, rng: np.random.Generator) -> Body:
     face = look.face(tile.code, rng)
     return Body(tile.centre, tile.axes, (look.width, look.height, look.depth), look.style.ivory_bgr,
-                look.back_bgr, face=face, back=look.back_texture, layer=look.layer, ident=ident)
+                look.back_bgr, face=face, back=look.back_texture, layer=look.layer, ident=ident, rim=True)
 
 
 def _cast_shadows(image: np.ndarray, camera: Camera, bodies: list[Any], hand_overs: list[Any],
