@@ -162,6 +162,16 @@ def test_a_well_formed_hand_that_is_not_a_win_still_renders() -> None:
     assert [t.code for t in labels if t.role == "winning"] == ["9s"]
 
 
+@pytest.mark.parametrize("elevation", [(55.0, 90.0), (70.0, 90.0), (40.0, 40.0)])
+def test_any_elevation_range_renders_standing_and_flat_rows(elevation) -> None:
+    for standing in (0.0, 1.0):
+        config = SceneConfig(width=320, height=240, elevation_degrees=elevation,
+                             standing_probability=standing)
+        _, record = render_scene(np.random.default_rng(1), config)
+        assert record.extra["concealed_standing"] == bool(standing)
+        assert record_problems(record) == []
+
+
 def test_validation_scenes_use_only_held_out_real_sets() -> None:
     _, record = render_scene(np.random.default_rng(0), SceneConfig(width=320, height=240, split="val"))
     assert record.split == "val"

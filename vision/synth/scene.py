@@ -503,7 +503,9 @@ def _frame_camera(rng: np.random.Generator, config: SceneConfig, hand_tiles: lis
     standing = any(tile.standing for tile in hand_tiles)
     if standing:  # a standing row's faces look at the player: seen from the front, never from above
         hi = min(hi, STANDING_MAX_ELEVATION)
-    elevation = float(np.clip(rng.triangular(lo, (lo + hi) / 2 - 5, hi), lo, hi))
+        lo = min(lo, hi)
+    mode = float(np.clip((lo + hi) / 2 - 5, lo, hi))
+    elevation = float(rng.triangular(lo, mode, hi)) if hi > lo else lo
     if rng.random() < config.any_azimuth_probability and not standing:
         azimuth = float(rng.uniform(-180, 180))
     else:
