@@ -62,7 +62,7 @@ def score_hand(hand: Hand, rules: str | RuleSet = "taiwan",
         hits = function(facts, params)
         if hits:
             hand_fired.append((row, hits))
-    closed = tuple(n for n, gate, params in plan.gates if not gate(facts, params))
+    closed = tuple(n for gate, params, rows in plan.gates if not gate(facts, params) for n in rows)
     best: tuple[int, list, Reading] | None = None
     for reading in readings:
         total, fired = _score_reading(reading, facts, plan, hand_fired, closed)
@@ -142,9 +142,10 @@ class _Plan:
     closure: dict[str, frozenset[str]]
     keep_last_on_exclusive: bool
     bounds: list[tuple] = field(default_factory=list)
-    #: (index in reading_rows, gate, params) of the reading rows with a per-hand gate
-    gates: list[tuple[int, Callable, dict]] = field(default_factory=list)
+    #: per-hand gates: (gate, params, indices in reading_rows of the rows it closes)
+    gates: list[tuple[Callable, dict, tuple[int, ...]]] = field(default_factory=list)
     side_rows: list = field(default_factory=list)
+    has_exclusive: bool = True
     _by_profile: dict = field(default_factory=dict)
 
     def rows_for(self, reading: Reading, closed: tuple[int, ...] = ()) -> list[Entry]:
@@ -184,15 +185,28 @@ def _plan(ruleset: RuleSet, options: dict) -> _Plan:
         params = resolve_params(row.params, options)
         (hand_rows if detector.scope == "hand" else reading_rows).append((row, detector.function, params))
     bounds = [DETECTORS[row.detector].requirement.bounds(params) for row, _, params in reading_rows]
-    gates = [(n, DETECTORS[row.detector].gate, params) for n, (row, _, params) in enumerate(reading_rows)
-             if DETECTORS[row.detector].gate is not None]
+    gates = _gates(reading_rows)
     plan = _Plan(hand_rows, reading_rows, chicken, ruleset.supersession_closure(options),
                  bool(options.get("flower_win_takes_base", False)), bounds, gates,
-                 active_side_rows(ruleset, options))
+                 active_side_rows(ruleset, options),
+                 any(row.exclusive for row, _, _ in hand_rows + reading_rows))
     if len(_PLANS) > 256:
         _PLANS.clear()
     _PLANS[key] = plan
     return plan
+
+
+def _gates(reading_rows: list[Entry]) -> list[tuple[Callable, dict, tuple[int, ...]]]:
+    """The reading rows' per-hand gates, one entry per distinct (gate, params it reads)."""
+    grouped: dict[tuple, tuple[Callable, dict, list[int]]] = {}
+    for n, (row, _, params) in enumerate(reading_rows):
+        detector = DETECTORS[row.detector]
+        if detector.gate is None:
+            continue
+        names = sorted(params) if detector.gate_params is None else detector.gate_params
+        key = (detector.gate, tuple(repr(params.get(name)) for name in names))
+        grouped.setdefault(key, (detector.gate, params, []))[2].append(n)
+    return [(gate, params, tuple(rows)) for gate, params, rows in grouped.values()]
 
 
 Fired = list[tuple[PatternRow, list[tuple[str, ...]]]]
@@ -211,12 +225,14 @@ def _score_reading(reading: Reading, facts: HandFacts, plan: _Plan, hand_fired: 
         if not fired:
             return 0, []
     closure = plan.closure
-    removed: set[str] = set()
+    removed: frozenset[str] | None = None
     for row, _ in fired:
-        removed |= closure[row.id]
+        replaced = closure[row.id]
+        if replaced:
+            removed = replaced if removed is None else removed | replaced
     if removed:
         fired = [(row, hits) for row, hits in fired if row.id not in removed]
-    exclusive = [(row, hits) for row, hits in fired if row.exclusive]
+    exclusive = [(row, hits) for row, hits in fired if row.exclusive] if plan.has_exclusive else []
     if exclusive:
         fired = exclusive + [(row, hits) for row, hits in fired if row.last and plan.keep_last_on_exclusive]
     chicken = plan.chicken

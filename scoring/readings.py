@@ -9,6 +9,7 @@ the waits of the 16 tiles before the win), computed once per hand.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from scoring.hand import Hand, Meld, WinContext
 from scoring.shapes import (
@@ -225,17 +226,24 @@ def _tiles_of(kind: str, first: int) -> tuple[str, ...]:
 def enumerate_readings(hand: Hand, facts: HandFacts, shapes: tuple[str, ...],
                        sets_needed: int) -> list[Reading]:
     """Every decomposition x every place the winning tile can sit (A-GEN-1), special shapes too."""
-    readings: list[Reading] = []
     if facts.flower_win:
-        return readings
-    counts = counts_of(hand.concealed)
-    win = INDEX[hand.winning_tile]
+        return []
     melds = [_meld_group(m) for m in hand.melds]
-    free_sets = sets_needed - len(melds)
-    splits = [(shape, split) for shape, split in decompositions(tuple(counts), () if melds else shapes)
-              if shape != "standard" or len(split) == free_sets + 1]
-    discard = not facts.self_drawn
-    for shape, split in splits:
+    layouts = _standing_layouts(tuple(counts_of(hand.concealed)), INDEX[hand.winning_tile],
+                                not facts.self_drawn, () if melds else shapes, sets_needed - len(melds))
+    return [Reading(shape, melds + list(groups), wait) for shape, groups, wait in layouts]
+
+
+@lru_cache(maxsize=16384)
+def _standing_layouts(counts: tuple[int, ...], win: int, discard: bool, shapes: tuple[str, ...],
+                      free_sets: int) -> tuple[tuple[str, tuple[Group, ...], str], ...]:
+    """The standing tiles' part of every reading: (shape, groups, wait role). It depends only on
+    these arguments (groups are immutable and shared), so it is cached: the photo decoder and a
+    hand scored under several rule sets ask for the same layouts again."""
+    out = []
+    for shape, split in decompositions(counts, shapes):
+        if shape == "standard" and len(split) != free_sets + 1:
+            continue
         places = []
         seen = set()
         for n, (kind, first) in enumerate(split):
@@ -244,14 +252,14 @@ def enumerate_readings(hand: Hand, facts: HandFacts, shapes: tuple[str, ...],
                 seen.add((kind, first))
                 places.append(n)
         for place in places:
-            groups = list(melds)
+            groups = []
             for n, (kind, first) in enumerate(split):
                 winning = n == place
                 hidden = not (winning and discard and kind == "pung")
                 groups.append(_standing_group(kind, first, hidden, winning))
             kind, first = split[place]
-            readings.append(Reading(shape, groups, _wait_role(kind, first, win)))
-    return readings
+            out.append((shape, tuple(groups), _wait_role(kind, first, win)))
+    return tuple(out)
 
 
 def flower_reading(hand: Hand) -> Reading:

@@ -54,13 +54,16 @@ def test_a_closed_gate_means_the_row_fires_on_no_reading(ruleset):
             continue
         facts = HandFacts(hand, context, options, ruleset.special_shapes)
         readings = enumerate_readings(hand, facts, ruleset.special_shapes, ruleset.sets_needed)
-        for n, gate, params in plan.gates:
-            row, function, _ = plan.reading_rows[n]
-            fires = any(function(reading, facts, params) for reading in readings)
-            if gate(facts, params):
-                opened += fires
-            else:
-                assert not fires, f"{ruleset.id}: gate of {row.id} closed on {hand}, but the row fires"
+        for gate, gate_params, rows in plan.gates:
+            is_open = gate(facts, gate_params)
+            for n in rows:
+                row, function, params = plan.reading_rows[n]
+                assert gate(facts, params) == is_open, f"{row.id}: rows sharing a gate call disagree"
+                fires = any(function(reading, facts, params) for reading in readings)
+                if is_open:
+                    opened += fires
+                else:
+                    assert not fires, f"{ruleset.id}: gate of {row.id} closed on {hand}, but the row fires"
     if plan.gates:
         assert opened, "no gated row fired at all: the examples no longer exercise the gates"
 
