@@ -64,3 +64,22 @@ def test_data_stats_preview_and_export(tmp_path: Path, capsys) -> None:
 def test_data_commands_report_missing_datasets(args: list[str], capsys) -> None:
     assert main(args) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_synth_lays_out_given_hands_in_turn(tmp_path: Path, capsys) -> None:
+    row = ["1m", "2m", "3m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z", "5s", "6s", "7s",
+           "9m", "9m", "9m"]
+    hands = [{"concealed": row, "melds": [], "flowers": ["1f"], "winning_tile": "3m"},
+             {"concealed": ["1z", "1z"], "melds": [{"kind": "pung", "tiles": [c] * 3, "concealed": False}
+                                                   for c in ("2z", "3z", "4z", "5z", "6z")],
+              "flowers": [], "winning_tile": "1z"}]
+    path = tmp_path / "hands.jsonl"
+    path.write_text("\n".join(json.dumps(h) for h in hands) + "\n", encoding="utf-8")
+    assert main(["synth", str(tmp_path / "out"), "--hand", str(path), *SMALL]) == 0
+    records = read_manifest(tmp_path / "out" / "manifest.jsonl")
+    assert [r.hand for r in records] == hands
+    bad = {"concealed": ["1x"], "melds": [], "flowers": [], "winning_tile": "1x"}
+    path.write_text(json.dumps(bad), encoding="utf-8")
+    assert main(["synth", str(tmp_path / "bad"), "--hand", str(path), *SMALL]) == 2
+    assert "hand 1:" in capsys.readouterr().err
+    assert main(["synth", str(tmp_path / "bad"), "--hand", str(tmp_path / "none.json"), *SMALL]) == 2

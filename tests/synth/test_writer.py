@@ -18,11 +18,11 @@ def test_interrupted_run_keeps_a_manifest_of_finished_scenes(tmp_path: Path, mon
     real_render = writer.render_scene
     calls = {"n": 0}
 
-    def render_then_stop(rng: np.random.Generator, config: SceneConfig):
+    def render_then_stop(rng: np.random.Generator, config: SceneConfig, hand=None):
         calls["n"] += 1
         if calls["n"] == 3:
             raise KeyboardInterrupt
-        return real_render(rng, config)
+        return real_render(rng, config, hand=hand)
 
     monkeypatch.setattr(writer, "render_scene", render_then_stop)
     with pytest.raises(KeyboardInterrupt):

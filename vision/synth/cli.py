@@ -17,8 +17,33 @@ DATASET_HELP = "Dataset folder or file (manifest.jsonl, COCO JSON, YOLO)."
 data_app = typer.Typer(help="Inspect and convert datasets (manifest, YOLO or COCO).", no_args_is_help=True)
 
 
-def _synth(out: Path, count: int, seed: int, width: int, height: int, split: str, workers: int, force: bool,
-           no_distractors: bool, quiet: bool) -> None:
+def read_hands(path: Path) -> list[dict]:
+    """Hand JSON objects from a file: one object, a JSON array, or JSON lines."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or error
+        raise InputError(f"cannot read hand file {path}: {reason}") from None
+    try:
+        document = json.loads(text)
+        hands = document if isinstance(document, list) else [document]
+    except json.JSONDecodeError:
+        hands = []
+        for number, line in enumerate(text.splitlines(), start=1):
+            if line.strip():
+                try:
+                    hands.append(json.loads(line))
+                except json.JSONDecodeError as error:
+                    raise InputError(f"{path}:{number}: not JSON ({error.msg})") from None
+    if not hands:
+        raise InputError(f"no hands in {path}")
+    if not all(isinstance(hand, dict) for hand in hands):
+        raise InputError(f"{path}: every hand must be a JSON object")
+    return hands
+
+
+def _synth(out: Path, count: int | None, seed: int, width: int, height: int, split: str, workers: int,
+           force: bool, no_distractors: bool, quiet: bool, hand_file: Path | None) -> None:
     from vision.synth.scene import SceneConfig
     from vision.synth.writer import write_scenes
 
@@ -33,7 +58,10 @@ def _synth(out: Path, count: int, seed: int, width: int, height: int, split: str
             print(f"\r{done}/{total} scenes ({rate:.1f}/s)", end="" if done < total else "\n",
                   file=sys.stderr, flush=True)
 
-    summary = write_scenes(out, count, seed, config, workers=workers, force=force, progress=progress)
+    hands = read_hands(hand_file) if hand_file else None
+    count = count if count is not None else (len(hands) if hands else 100)
+    summary = write_scenes(out, count, seed, config, workers=workers, force=force, progress=progress,
+                           hands=hands)
     print(f"wrote {summary.scenes} scenes, {summary.tiles} labelled tiles, to {summary.manifest}")
 
 
@@ -98,7 +126,8 @@ def register(app: typer.Typer) -> None:
     @app.command("synth")
     def synth(
         out: Annotated[Path, typer.Argument(help="Folder to write images/ and manifest.jsonl into.")],
-        count: Annotated[int, typer.Option(help="Number of scenes.")] = 100,
+        count: Annotated[int | None, typer.Option(
+            help="Number of scenes (default 100, or one per hand with --hand).")] = None,
         seed: Annotated[int, typer.Option(help="Seed: the same seed gives the same scenes.")] = 0,
         width: Annotated[int, typer.Option(help="Image width in pixels.")] = 1280,
         height: Annotated[int, typer.Option(help="Image height in pixels.")] = 960,
@@ -109,8 +138,10 @@ def register(app: typer.Typer) -> None:
         no_distractors: Annotated[bool, typer.Option(
             "--no-distractors", help="Only the hand: no discards, walls, phones or hands.")] = False,
         quiet: Annotated[bool, typer.Option("--quiet", help="No progress on stderr.")] = False,
+        hand: Annotated[Path | None, typer.Option(
+            "--hand", help="Lay out these hands in turn (an object, an array or JSON lines).")] = None,
     ) -> None:
-        """Render synthetic table scenes of random legal winning hands, with full labels."""
-        _synth(out, count, seed, width, height, split, workers, force, no_distractors, quiet)
+        """Render synthetic table scenes of random legal winning hands (or given ones), with full labels."""
+        _synth(out, count, seed, width, height, split, workers, force, no_distractors, quiet, hand)
 
     app.add_typer(data_app, name="data")

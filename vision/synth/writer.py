@@ -13,10 +13,12 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 
+from scoring import hand_from_json
 from scoring.errors import InputError
 from vision.dataset.manifest import ManifestRecord
 from vision.synth.scene import SceneConfig, render_scene
@@ -24,6 +26,7 @@ from vision.synth.scene import SceneConfig, render_scene
 MANIFEST_NAME = "manifest.jsonl"
 IMAGES_DIR = "images"
 MAX_SCENES = 1_000_000
+Job = tuple[int, int, SceneConfig, str, dict[str, Any] | None]  # seed, index, config, out folder, hand
 
 
 def scene_rng(seed: int, index: int) -> np.random.Generator:
@@ -31,9 +34,9 @@ def scene_rng(seed: int, index: int) -> np.random.Generator:
     return np.random.default_rng([seed, index])
 
 
-def _render_one(args: tuple[int, int, SceneConfig, str]) -> ManifestRecord:
-    seed, index, config, out = args
-    image, record = render_scene(scene_rng(seed, index), config)
+def _render_one(args: Job) -> ManifestRecord:
+    seed, index, config, out, hand = args
+    image, record = render_scene(scene_rng(seed, index), config, hand=hand)
     name = f"{IMAGES_DIR}/{index:06d}.jpg"
     quality = int(record.extra.get("jpeg_quality", 95))
     ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
@@ -62,8 +65,12 @@ class WriteSummary:
 
 
 def write_scenes(out: Path, count: int, seed: int, config: SceneConfig | None = None, workers: int = 1,
-                 force: bool = False, progress: Callable[[int, int], None] | None = None) -> WriteSummary:
+                 force: bool = False, progress: Callable[[int, int], None] | None = None,
+                 hands: list[dict[str, Any]] | None = None) -> WriteSummary:
     """Render ``count`` scenes into ``out`` (``images/`` + ``manifest.jsonl``).
+
+    With ``hands`` (hand JSON objects), scene ``i`` lays out ``hands[i % len(hands)]`` instead of a
+    random winning hand; every hand is checked before anything is rendered.
 
     Records are streamed to ``manifest.jsonl.partial`` as scenes finish (memory stays flat for
     50,000 scenes) and the file is renamed to ``manifest.jsonl`` when the run ends; an interrupted
@@ -76,6 +83,11 @@ def write_scenes(out: Path, count: int, seed: int, config: SceneConfig | None = 
         raise InputError(f"--seed must be >= 0, got {seed}")
     if workers < 1:
         raise InputError(f"--workers must be >= 1, got {workers}")
+    for number, hand in enumerate(hands or [], start=1):
+        try:
+            hand_from_json(hand)
+        except InputError as error:
+            raise InputError(f"hand {number}: {error}") from None
     config = config or SceneConfig()
     if not (64 <= config.width <= 8192 and 64 <= config.height <= 8192):
         raise InputError(f"image size must be 64..8192 pixels a side, got {config.width}x{config.height}")
@@ -91,7 +103,8 @@ def write_scenes(out: Path, count: int, seed: int, config: SceneConfig | None = 
         raise InputError(f"cannot create {out}: {error.strerror or error}") from None
     # The JPEG is written once, at the scene's quality, instead of a round trip in memory.
     config = replace(config, jpeg_in_memory=False)
-    jobs = [(seed, index, config, str(out)) for index in range(count)]
+    jobs = [(seed, index, config, str(out), hands[index % len(hands)] if hands else None)
+            for index in range(count)]
     partial = out / f"{MANIFEST_NAME}.partial"
     scenes = tiles = 0
     try:
@@ -112,7 +125,7 @@ def write_scenes(out: Path, count: int, seed: int, config: SceneConfig | None = 
     return WriteSummary(scenes, tiles, manifest)
 
 
-def _run(jobs: list[tuple[int, int, SceneConfig, str]], workers: int) -> Iterator[ManifestRecord]:
+def _run(jobs: list[Job], workers: int) -> Iterator[ManifestRecord]:
     if workers == 1:
         yield from map(_render_one, jobs)
         return
