@@ -692,11 +692,19 @@ def _terminal_chow_pairs(r: Reading) -> list[tuple[str, tuple[str, ...]]]:
 
 
 def _find_terminal_chow_pairs(r: Reading) -> list[tuple[str, tuple[str, ...]]]:
+    lows: dict[str, list[Group]] = {}
+    highs: dict[str, list[Group]] = {}
+    for g in r.chows:
+        if g.rank == 1:
+            lows.setdefault(g.suit, []).append(g)
+        elif g.rank == 7:
+            highs.setdefault(g.suit, []).append(g)
+    if not lows or not highs:
+        return []
     out = []
     for suit in "mps":
-        lows = [g for g in r.chows if g.suit == suit and g.rank == 1]
-        highs = [g for g in r.chows if g.suit == suit and g.rank == 7]
-        out.extend((suit, lo.tiles + hi.tiles) for lo, hi in zip(lows, highs, strict=False))
+        out.extend((suit, lo.tiles + hi.tiles)
+                   for lo, hi in zip(lows.get(suit, ()), highs.get(suit, ()), strict=False))
     return out
 
 
@@ -752,16 +760,22 @@ def _pung_runs(r: Reading) -> list[list[Group]]:
 
 
 def _find_pung_runs(r: Reading) -> list[list[Group]]:
+    first: dict[tuple[str, int], Group] = {}
+    for g in r.pungs:
+        if g.suit != "z":
+            first.setdefault((g.suit, g.rank), g)
+    if len(first) < 2:
+        return []
     runs = []
     for suit in "mps":
-        ranks = sorted({g.rank for g in r.pungs if g.suit == suit})
+        ranks = sorted(rank for s, rank in first if s == suit)
         run: list[int] = []
         for rank in ranks + [99]:
             if run and rank == run[-1] + 1:
                 run.append(rank)
                 continue
             if len(run) >= 2:
-                runs.append([next(g for g in r.pungs if g.suit == suit and g.rank == k) for k in run])
+                runs.append([first[(suit, k)] for k in run])
             run = [rank]
     return runs
 
@@ -786,13 +800,13 @@ def sister_pungs(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.7 Sister Pongs 兄弟: ``params.count`` pungs of the same number in different suits."""
     if len(r.pungs) < p["count"]:
         return None
-    ranks = Counter(g.rank for g in r.pungs if g.suit != "z")
+    by_rank: dict[int, list[Group]] = {}
+    for g in r.pungs:
+        if g.suit != "z":
+            by_rank.setdefault(g.rank, []).append(g)
     hits = []
-    for rank, n in ranks.items():
-        if n < p["count"]:
-            continue
-        found = [g for g in r.pungs if g.suit != "z" and g.rank == rank]
-        if len({g.suit for g in found}) == p["count"]:
+    for found in by_rank.values():
+        if len(found) >= p["count"] and len({g.suit for g in found}) == p["count"]:
             hits.append(tuple(t for g in found for t in g.tiles))
     return hits or None
 
@@ -805,13 +819,12 @@ def _terminal_pung_sets(r: Reading) -> list[tuple[str, tuple[str, ...]]]:
 
 
 def _find_terminal_pung_sets(r: Reading) -> list[tuple[str, tuple[str, ...]]]:
-    out = []
-    for suit in "mps":
-        low = next((g for g in r.pungs if g.suit == suit and g.rank == 1), None)
-        high = next((g for g in r.pungs if g.suit == suit and g.rank == 9), None)
-        if low and high:
-            out.append((suit, low.tiles + high.tiles))
-    return out
+    lows: dict[str, Group] = {}
+    highs: dict[str, Group] = {}
+    for g in r.pungs:
+        if g.suit != "z" and g.rank in (1, 9):
+            (lows if g.rank == 1 else highs).setdefault(g.suit, g)
+    return [(suit, lows[suit].tiles + highs[suit].tiles) for suit in "mps" if suit in lows and suit in highs]
 
 
 @reading_level(pungs=2)
