@@ -54,3 +54,15 @@ def test_yolo_root_is_the_folder_holding_images_and_labels(tmp_path: Path) -> No
     assert yolo_root(tmp_path, "set/images/a.jpg") == tmp_path / "set"
     assert yolo_root(tmp_path, "other/a.jpg") is None
     assert yolo_root(tmp_path, "images.jpg") is None
+
+
+def test_touching_sets_are_cut_into_legal_sets() -> None:
+    from vision.label.seeds import split_touching_sets
+
+    codes = ["2m", "3m", "4m", "7z", "7z", "7z", "7z"]  # a chow then a kong, touching
+    tiles = [{"code": c, "box": [20 * n, 0, 20 * n + 18, 26]} for n, c in enumerate(codes)]
+    order = [6, 0, 3, 1, 5, 2, 4]  # as the layout may list them
+    assert split_touching_sets(order, tiles) == [[0, 1, 2], [3, 4, 5, 6]]
+    tiles[1]["code"] = "9p"  # no legal cut: left whole for the person
+    assert split_touching_sets(order, tiles) == [order]
+    assert split_touching_sets([0, 1, 2], tiles) == [[0, 1, 2]]

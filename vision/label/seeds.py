@@ -15,6 +15,7 @@ from typing import Any
 
 from scoring.errors import InputError
 from vision.dataset.manifest import UNKNOWN_CODE, TileLabel
+from vision.label.hand import meld_kind
 from vision.label.proposals import ProposalCache, detection_of
 from vision.label.workspace import LabelWorkspace
 from vision.types import GroupRole, TileReading
@@ -42,6 +43,32 @@ _ROLE_OF_GROUP = {GroupRole.CONCEALED: "concealed", GroupRole.MELD: "meld",
                   GroupRole.CONCEALED_KONG: "concealed_kong", GroupRole.FLOWERS: "flower"}
 
 
+def split_touching_sets(indices: list[int], tiles: list[dict[str, Any]]) -> list[list[int]]:
+    """Cut a run of touching exposed sets (the layout keeps 6-8 such tiles as one group) into legal
+    sets of 3 or 4 along the run, reading the proposed codes; the run stays whole if no cut works.
+    """
+    if len(indices) <= 4:
+        return [indices]
+    boxes = {i: tiles[i]["box"] for i in indices}
+    centres = {i: ((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for i, b in boxes.items()}
+    xs, ys = [c[0] for c in centres.values()], [c[1] for c in centres.values()]
+    axis = 0 if max(xs) - min(xs) >= max(ys) - min(ys) else 1
+    along = sorted(indices, key=lambda i: centres[i][axis])
+    codes = [tiles[i]["code"] for i in along]
+
+    def cut(start: int) -> list[list[int]] | None:
+        if start == len(along):
+            return []
+        for size in (3, 4):
+            if start + size <= len(along) and meld_kind(codes[start:start + size]):
+                rest = cut(start + size)
+                if rest is not None:
+                    return [along[start:start + size], *rest]
+        return None
+
+    return cut(0) or [indices]
+
+
 def propose_groups(tiles: list[dict[str, Any]]) -> bool:
     """Add the photo pipeline's layout (groups, roles, winning tile) to proposed tiles, in place.
 
@@ -61,10 +88,15 @@ def propose_groups(tiles: list[dict[str, Any]]) -> bool:
         layout = layout_tiles(readings)
     except InputError:
         return False
-    for group_id, group in enumerate(layout.groups):
-        for index in group.tile_indices:
-            tiles[index]["group"] = group_id
-            tiles[index]["role"] = _ROLE_OF_GROUP[group.role]
+    group_id = 0
+    for group in layout.groups:
+        parts = (split_touching_sets(list(group.tile_indices), tiles) if group.role == GroupRole.MELD
+                 else [list(group.tile_indices)])
+        for part in parts:
+            for index in part:
+                tiles[index]["group"] = group_id
+                tiles[index]["role"] = _ROLE_OF_GROUP[group.role]
+            group_id += 1
     if layout.winning_index is not None:
         tiles[layout.winning_index]["role"] = "winning"
     for index in layout.ignored:
