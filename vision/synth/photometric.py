@@ -29,7 +29,7 @@ def light_gain_map(rng: np.random.Generator, width: int, height: int, strength: 
     spot = 1.0 + strength * rng.uniform(0.0, 0.35) * np.exp(-((xs - spot_x) ** 2 + (ys - spot_y) ** 2) / 0.08)
     vignette = 1.0 - rng.uniform(0.0, 0.35) * (xs**2 + ys**2) * 2
     temperature = rng.uniform(-1, 1)  # negative: cool daylight, positive: warm tungsten
-    cast = np.array([1.0 - 0.12 * temperature, 1.0, 1.0 + 0.1 * temperature]) * rng.uniform(0.85, 1.3)
+    cast = np.array([1.0 - 0.12 * temperature, 1.0, 1.0 + 0.1 * temperature]) * rng.uniform(0.75, 1.2)
     cast *= 1.0 + rng.normal(0, 0.03, 3)
     gain = (gradient * spot * vignette)[:, :, None] * cast[None, None, :]
     gain = np.clip(gain * 128.0, 0, 255).astype(np.uint8)
@@ -38,6 +38,14 @@ def light_gain_map(rng: np.random.Generator, width: int, height: int, strength: 
 
 def apply_gain(image: np.ndarray, gain: np.ndarray) -> np.ndarray:
     return cv2.multiply(image, gain, scale=1.0 / 128.0)
+
+
+def saturation(image: np.ndarray, factor: float) -> np.ndarray:
+    """Scale colourfulness: 1 keeps the image, 0 makes it grey (phone photos of felt are muted)."""
+    if factor >= 0.999:
+        return image
+    grey = cv2.cvtColor(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+    return cv2.addWeighted(image, factor, grey, 1.0 - factor, 0.0)
 
 
 def blur(image: np.ndarray, rng: np.random.Generator, defocus: float, motion: float) -> np.ndarray:

@@ -59,6 +59,7 @@ class SceneConfig:
     motion_blur_probability: float = 0.12
     jpeg_quality: tuple[int, int] = (55, 95)
     grayscale_probability: float = 0.03
+    saturation: tuple[float, float] = (0.4, 0.95)  # real table photos are less colourful than renders
     jpeg_in_memory: bool = True  # return the image as the JPEG would show it (writers encode it instead)
     shadows: bool = True
     photometric: bool = True
@@ -697,6 +698,7 @@ def _finish(image: np.ndarray, rng: np.random.Generator, config: SceneConfig,
         return image, quality
     gain = photometric.light_gain_map(rng, config.width, config.height, strength=float(rng.uniform(0.3, 1.0)))
     image = photometric.apply_gain(image, gain)
+    image = photometric.saturation(image, float(rng.uniform(*config.saturation)))
     defocus = float(rng.uniform(*config.defocus_sigma)) if rng.random() < 0.7 else 0.0
     motion = float(rng.integers(3, 10)) if rng.random() < config.motion_blur_probability else 0.0
     image = photometric.blur(image, rng, defocus, motion)
