@@ -193,7 +193,11 @@ def match_pairs(pred: np.ndarray, scores: Sequence[float], truth: np.ndarray,
 
 @dataclass
 class FlagMetrics:
-    """How well the sideways and face-down flags are read on matched tiles (synthetic truth only)."""
+    """How well the sideways and face-down flags are read (labelled scenes only; real photos lack them).
+
+    ``*_truth`` counts every hand tile with the flag; ``*_found`` those found *and* flagged;
+    ``*_false`` found tiles flagged wrongly.
+    """
 
     matched: int = 0
     sideways_truth: int = 0
@@ -238,13 +242,14 @@ def score_scene(detector: object, image: np.ndarray, tiles: Sequence[object], na
     if unmatched and len(others):
         on_distractor = int((box_iou(boxes[unmatched], others).max(axis=1) >= IOU_THRESHOLD).sum())
     metrics.add(name, len(pairs), len(unmatched) - on_distractor, len(truth) - len(pairs))
+    # A flag counts as found only on a found tile: a missed sideways tile is a missed flag.
+    flags.sideways_truth += sum(bool(t.rotated) for t in hand)  # type: ignore[attr-defined]
+    flags.face_down_truth += sum(bool(t.face_down) for t in hand)  # type: ignore[attr-defined]
     for i, j in pairs:
         flags.matched += 1
         tile, found = hand[j], detections[i]
-        flags.sideways_truth += tile.rotated
         flags.sideways_found += tile.rotated and found.rotated
         flags.sideways_false += (not tile.rotated) and found.rotated
-        flags.face_down_truth += tile.face_down
         flags.face_down_found += tile.face_down and found.face_down
         flags.face_down_false += (not tile.face_down) and found.face_down
 

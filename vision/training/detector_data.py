@@ -3,8 +3,9 @@
 Real table photos (``../shared/data/table-photos``) box only the tiles of the player's hand; the
 discards in the middle of the table are unboxed, so on those photos a discard is background. The
 detector therefore learns "a tile of the hand laid out for the photo", which is also what the
-layout stage wants. Synthetic scenes add what the photos lack (sideways and face-down tiles); their
-distractor tiles (discards, wall, racks) are marked *ignore* so the two sources never disagree.
+layout stage wants. Synthetic scenes add what the photos lack (sideways and face-down tiles, hands
+pushed down flat); their distractor tiles (discards, wall, racks) are background too, so the two
+sources agree. Tiles mostly hidden (under a hand, cut by the frame) are *ignore*: no loss either way.
 
 Unknown flags are -1: the real photos say nothing about sideways tiles, so that loss is masked there.
 """
@@ -74,8 +75,9 @@ def render_synthetic_sample(index: int, seed: int, size: tuple[int, int] = SYNTH
     boxes, quads, sideways, face_down, ignore = [], [], [], [], []
     for tile in record.tiles:
         box = [float(v) for v in tile.box]
-        # Distractors and mostly hidden tiles are neither asked for nor punished (see module doc).
-        if tile.role == "distractor" or float(tile.extra.get("visible", 1.0)) < 0.5:
+        if tile.role == "distractor":
+            continue  # background, as the unboxed discards of the real photos
+        if float(tile.extra.get("visible", 1.0)) < 0.5:
             ignore.append(box)
             continue
         boxes.append(box)
@@ -139,7 +141,7 @@ def synthetic_samples(count: int, seed: int, cache_dir: Path | None = None,
     """
     folder = None
     if cache_dir is not None:
-        folder = Path(cache_dir) / f"scenes-seed{seed}-{SYNTH_SIZE[0]}x{SYNTH_SIZE[1]}"
+        folder = Path(cache_dir) / f"scenes-v3-seed{seed}-{SYNTH_SIZE[0]}x{SYNTH_SIZE[1]}"
         folder.mkdir(parents=True, exist_ok=True)
     for index in indices if indices is not None else range(count):
         if folder is None:
