@@ -16,7 +16,7 @@ from vision.dataset.formats import detect_format, export_dataset, load_dataset
 from vision.dataset.manifest import ManifestRecord, TileLabel, read_manifest, write_manifest
 from vision.dataset.paths import shared_data_dir
 from vision.dataset.preview import contact_sheet, write_png
-from vision.dataset.stats import dataset_stats, format_stats
+from vision.dataset.stats import dataset_stats, format_stats, image_look
 from vision.dataset.yolo import parse_names, read_yolo
 
 TABLE_PHOTOS = shared_data_dir() / "table-photos"
@@ -129,6 +129,10 @@ def test_stats_and_preview(small_dataset: Path, tmp_path: Path) -> None:
     assert data["classes"] == {"5p": 2, "7z": 2, "back": 2}
     assert data["layout"]["sideways"] == 2 and data["layout"]["face_down"] == 2
     assert "missing classes" in format_stats(stats)
+    assert data["box_fraction"]["hand_width_median"] > 0
+    look = image_look(records, anchor, 5)
+    assert look["images"] == 2 and 80 < look["brightness_v"] < 140 and look["colourfulness_s"] == 0
+    assert image_look(records, anchor, 0) == {}
     json.dumps(data)
     sheet = contact_sheet(records, anchor, columns=3, cell_width=200)
     assert sheet.shape[1] == 3 * 204

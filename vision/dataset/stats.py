@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 
 from scoring.tiles import VISION_CODES
-from vision.dataset.manifest import UNKNOWN_CODE, ManifestRecord, record_problems
+from vision.dataset.manifest import UNKNOWN_CODE, ManifestRecord, image_path, record_problems
 
 
 @dataclass
@@ -31,6 +33,8 @@ class DatasetStats:
     image_sizes: Counter[str] = field(default_factory=Counter)
     tiles_per_image: dict[str, float] = field(default_factory=dict)
     box_size: dict[str, float] = field(default_factory=dict)
+    box_fraction: dict[str, float] = field(default_factory=dict)
+    image_look: dict[str, float] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -42,6 +46,7 @@ class DatasetStats:
             "splits": dict(self.splits), "sources": dict(self.sources), "sets": len(self.sets),
             "image_sizes": dict(self.image_sizes.most_common(10)),
             "tiles_per_image": self.tiles_per_image, "box_size": self.box_size,
+            "box_fraction": self.box_fraction, "image_look": self.image_look,
             "problems": len(self.problems), "problem_examples": self.problems[:10],
         }
 
@@ -50,6 +55,8 @@ def dataset_stats(records: list[ManifestRecord]) -> DatasetStats:
     stats = DatasetStats(images=len(records))
     per_image: list[int] = []
     short_sides: list[float] = []
+    widths: list[float] = []
+    heights: list[float] = []
     for record in records:
         per_image.append(len(record.tiles))
         stats.splits[record.split or "-"] += 1
@@ -74,6 +81,9 @@ def dataset_stats(records: list[ManifestRecord]) -> DatasetStats:
             if float(tile.extra.get("visible", 1.0)) < 0.7:
                 stats.layout["partly_hidden"] += 1
             short_sides.append(min(tile.box[2] - tile.box[0], tile.box[3] - tile.box[1]))
+            if tile.role != "distractor":  # the hand's tiles: what both real and synthetic data label
+                widths.append((tile.box[2] - tile.box[0]) / record.width)
+                heights.append((tile.box[3] - tile.box[1]) / record.height)
         if record.hand:
             _count_hand(stats.hands, record.hand)
         stats.problems.extend(f"{record.image}: {problem}" for problem in record_problems(record))
@@ -84,7 +94,34 @@ def dataset_stats(records: list[ManifestRecord]) -> DatasetStats:
         stats.box_size = {"short_side_median_px": round(float(np.median(short_sides)), 1),
                           "short_side_p5_px": round(float(np.percentile(short_sides, 5)), 1),
                           "short_side_p95_px": round(float(np.percentile(short_sides, 95)), 1)}
+    if widths:
+        stats.box_fraction = {"hand_width_median": round(float(np.median(widths)), 3),
+                              "hand_height_median": round(float(np.median(heights)), 3)}
     return stats
+
+
+def image_look(records: list[ManifestRecord], anchor: Path, count: int) -> dict[str, float]:
+    """Mean brightness and colourfulness (HSV V and S, 0-255) and sharpness (variance of the Laplacian
+    on a 640-pixel-wide copy) of ``count`` images spread over the dataset: to compare renders with
+    real photos."""
+    if count <= 0 or not records:
+        return {}
+    picks = [records[int(i)] for i in np.linspace(0, len(records) - 1, min(count, len(records)))]
+    values, saturations, sharpness = [], [], []
+    for record in picks:
+        image = cv2.imread(str(image_path(record, anchor)), cv2.IMREAD_COLOR)
+        if image is None:
+            continue
+        image = cv2.resize(image, (640, max(1, round(image.shape[0] * 640 / image.shape[1]))))
+        hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
+        values.append(float(hsv[:, :, 2].mean()))
+        saturations.append(float(hsv[:, :, 1].mean()))
+        sharpness.append(float(cv2.Laplacian(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.CV_32F).var()))
+    if not values:
+        return {}
+    return {"images": len(values), "brightness_v": round(float(np.mean(values)), 1),
+            "colourfulness_s": round(float(np.mean(saturations)), 1),
+            "sharpness": round(float(np.median(sharpness)), 1)}
 
 
 def _count_hand(counter: Counter[str], hand: dict[str, Any]) -> None:
@@ -122,6 +159,10 @@ def format_stats(stats: DatasetStats) -> str:
         values = data[title]
         if values:
             lines.append(f"{title}: " + ", ".join(f"{k} {v}" for k, v in sorted(values.items())))
+    if data["box_fraction"]:
+        lines.append(f"hand tile box / image size (median): {data['box_fraction']}")
+    if data["image_look"]:
+        lines.append(f"image look: {data['image_look']}")
     lines.append(f"physical sets / styles: {data['sets']}")
     lines.append(f"label problems: {data['problems']}")
     lines.extend(f"  {example}" for example in data["problem_examples"])

@@ -69,13 +69,16 @@ def _synth(out: Path, count: int | None, seed: int, width: int, height: int, spl
 def stats_command(
     dataset: Annotated[Path, typer.Argument(help=DATASET_HELP)],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON document.")] = False,
+    look: Annotated[int, typer.Option(
+        help="Also measure brightness, colourfulness and sharpness on this many images.")] = 0,
 ) -> None:
     """Class, role, layout and hand counts of a dataset, and label problems."""
     from vision.dataset.formats import load_dataset
-    from vision.dataset.stats import dataset_stats, format_stats
+    from vision.dataset.stats import dataset_stats, format_stats, image_look
 
-    records, _ = load_dataset(dataset)
+    records, anchor = load_dataset(dataset)
     stats = dataset_stats(records)
+    stats.image_look = image_look(records, anchor, look)
     print(json.dumps(stats.to_json(), ensure_ascii=False) if as_json else format_stats(stats))
 
 

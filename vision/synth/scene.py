@@ -55,11 +55,11 @@ class SceneConfig:
     lens_probability: float = 0.6  # a visibly distorting lens (else an ideal pinhole)
     lens_k1: tuple[float, float] = (-0.02, 0.12)
     noise_sigma: tuple[float, float] = (0.0, 7.0)
-    defocus_sigma: tuple[float, float] = (0.0, 1.6)
+    defocus_sigma: tuple[float, float] = (0.0, 1.2)
     motion_blur_probability: float = 0.12
     jpeg_quality: tuple[int, int] = (55, 95)
     grayscale_probability: float = 0.03
-    saturation: tuple[float, float] = (0.4, 0.95)  # real table photos are less colourful than renders
+    saturation: tuple[float, float] = (0.3, 0.9)  # real table photos are less colourful than renders
     jpeg_in_memory: bool = True  # return the image as the JPEG would show it (writers encode it instead)
     shadows: bool = True
     photometric: bool = True
@@ -699,7 +699,7 @@ def _finish(image: np.ndarray, rng: np.random.Generator, config: SceneConfig,
     gain = photometric.light_gain_map(rng, config.width, config.height, strength=float(rng.uniform(0.3, 1.0)))
     image = photometric.apply_gain(image, gain)
     image = photometric.saturation(image, float(rng.uniform(*config.saturation)))
-    defocus = float(rng.uniform(*config.defocus_sigma)) if rng.random() < 0.7 else 0.0
+    defocus = float(rng.uniform(*config.defocus_sigma)) if rng.random() < 0.5 else 0.0
     motion = float(rng.integers(3, 10)) if rng.random() < config.motion_blur_probability else 0.0
     image = photometric.blur(image, rng, defocus, motion)
     image = photometric.sensor_noise(image, rng, float(rng.uniform(*config.noise_sigma)))
