@@ -1,4 +1,4 @@
-"""Benchmarks (not timed tests): ``python scripts/benchmark.py {scoring,synth,models,photo,live} [...]``.
+"""Benchmarks (not timed tests): ``python scripts/benchmark.py {scoring,synth,models,photo,live,label} [...]``.
 
 Thin on purpose: each benchmark lives beside the code it measures and exposes ``main(argv) -> int``.
 Results are printed as a table and, with ``--json``, as one JSON document; the README records them.
@@ -15,6 +15,7 @@ BENCHMARKS: dict[str, str] = {
     "models": "vision.models.benchmark",
     "photo": "vision.photo_benchmark",
     "live": "vision.live.benchmark",
+    "label": "vision.label.benchmark",
 }
 
 
