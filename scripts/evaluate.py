@@ -54,13 +54,15 @@ def evaluate_classifier(args: argparse.Namespace) -> dict[str, object]:
 
 
 def evaluate_detector(args: argparse.Namespace) -> dict[str, object]:
-    from vision.evaluation.detection import detector_predictor, evaluate, load_table_photos
+    """Table-photo val split, plus the bundled samples and ``--synth`` renders (sideways/face-down flags)."""
+    from vision.dataset.paths import REPO_ROOT
+    from vision.evaluation.detection import detector_report
     from vision.models.detector import TileDetector
 
     detector = TileDetector(args.model)
-    images = load_table_photos(shared_data_dir() / "table-photos", split="val")
-    metrics = evaluate(detector_predictor(detector), images)
-    return {"model": str(args.model or "models/detector.onnx"), "table-photos": metrics.to_json()}
+    report = detector_report(detector, shared_data_dir() / "table-photos", synthetic_scenes=args.synth,
+                             manifests=[REPO_ROOT / "datasets" / "samples" / "manifest.jsonl"])
+    return {"model": str(detector.model_path), "score_threshold": detector.score_threshold, **report}
 
 
 def main(argv: list[str]) -> int:
