@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from scoring.errors import InputError
-from vision.types import GroupRole, Layout, TileGroup, TileReading
+from vision.types import Detection, GroupRole, Layout, TileGroup, TileReading
 
 #: A mahjong tile's long side over its short side (real sets: 1.3-1.4).
 TILE_ASPECT = 1.35
@@ -198,6 +198,41 @@ def _row_angle(readings: list[TileReading]) -> float:
         if links > best_links:
             best, best_links = angle, links
     return best
+
+
+def row_angle(detections: list[Detection]) -> float:
+    """The row direction (radians) from detections alone, before any tile is read."""
+    readings = [TileReading(d, (("back" if d.face_down else "?", 1.0),)) for d in detections]
+    return _row_angle(readings) if len(readings) >= 2 else 0.0
+
+
+def face_outline(detection: Detection, angle: float) -> tuple[tuple[float, float], ...]:
+    """The tile's face as a turned rectangle inside its axis-aligned box, the row turned ``angle``.
+
+    A box around a turned tile also holds table and the tile's sides; the classifier reads the face
+    cut out upright. The face's width (along the row) and height solve box = turned face:
+    W = w|cos| + h|sin|, H = w|sin| + h|cos|; near 45 degrees that system is singular and the
+    tile's usual proportions stand in. Corner 0 is the face's top-left as the row lies.
+    """
+    if detection.quad is not None:
+        return detection.quad
+    x1, y1, x2, y2 = detection.box
+    width, height = x2 - x1, y2 - y1
+    c, s = abs(math.cos(angle)), abs(math.sin(angle))
+    det = c * c - s * s
+    along = across = -1.0
+    if abs(det) > 0.35:
+        along, across = (width * c - height * s) / det, (height * c - width * s) / det
+    if along <= 0 or across <= 0:
+        ratio = 1 / TILE_ASPECT if detection.rotated else TILE_ASPECT
+        along = width / (c + ratio * s)
+        across = along * ratio
+    direction = np.array([math.cos(angle), math.sin(angle)])
+    normal = np.array([-direction[1], direction[0]])
+    centre = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
+    corners = [centre + sign_a * direction * along / 2 + sign_n * normal * across / 2
+               for sign_a, sign_n in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+    return tuple((float(p[0]), float(p[1])) for p in corners)
 
 
 def _runs(tiles: list[_Tile]) -> list[list[_Tile]]:

@@ -8,7 +8,9 @@ Each stage is a separate module and a pure function of the previous stage's outp
   scaling) to :data:`DETECT_SIDE` for detection;
 * crops are cut from that same reduced image when the tiles are big enough for the classifier
   (:data:`MIN_TILE_PIXELS` on the long side), else the photo is decoded once more at just the
-  resolution that makes them so (never more than full size).
+  resolution that makes them so (never more than full size);
+* the detector gives axis-aligned boxes; each face is cut out as a rectangle turned along the
+  rows (``vision.layout.face_outline``), so a photo taken at an angle reads like a square one.
 
 Boxes in the result are always pixels of the full-resolution, EXIF-upright photo.
 """
@@ -17,7 +19,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +29,7 @@ from scoring.errors import InputError
 from vision.confidence import ConfidenceReport, build_report, choose_winning_tile, tile_alternatives
 from vision.decode import HandReading, decode_hand
 from vision.imageio import PhotoSource, image_from_array
-from vision.layout import layout_candidates
+from vision.layout import face_outline, layout_candidates, row_angle
 from vision.types import Detection, GroupRole, Layout, TileReading
 
 #: Long side of the image the detector sees (it letterboxes further to its own input size).
@@ -257,9 +259,13 @@ class PhotoPipeline:
             crop_image, crop_scale = image_at(None if side >= longest else int(math.ceil(side)))
         factor = crop_scale / scale
         in_crop = [_rescale(d, factor) for d in detections]
-        readings = self.classifier.classify(crop_image, in_crop, top_k=TOP_K)
+        # Cut each face out turned upright along the rows, not the whole axis-aligned box.
+        angle = row_angle(in_crop)
+        faces = [replace(d, quad=face_outline(d, angle)) for d in in_crop]
+        readings = self.classifier.classify(crop_image, faces, top_k=TOP_K)
         timings["classify"] = time.perf_counter() - started - timings["load"] - timings["detect"]
-        return [TileReading(_rescale(r.detection, 1.0 / crop_scale), r.candidates) for r in readings]
+        return [TileReading(_rescale(d, 1.0 / crop_scale), r.candidates)
+                for d, r in zip(in_crop, readings, strict=True)]
 
     def read_photo(self, path: str | Path, *, rules: Any = None, table: Any = None, context: Any = None
                    ) -> PhotoResult:
