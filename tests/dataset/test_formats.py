@@ -119,7 +119,7 @@ def test_reads_the_shared_table_photos_as_unknown_tiles() -> None:
     stats = dataset_stats(records)
     assert stats.tiles > 1000
     assert stats.classes["unknown"] == stats.tiles  # the upstream class ids are garbled
-    assert stats.problems == []
+    assert stats.problems == 0
 
 
 def test_stats_and_preview(small_dataset: Path, tmp_path: Path) -> None:

@@ -9,11 +9,12 @@ It returns the records and the *anchor*: the path their relative image paths are
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 from scoring.errors import InputError
 from vision.dataset.coco import ANNOTATIONS_NAME, is_coco_file, read_coco, write_coco
-from vision.dataset.manifest import ManifestRecord, image_path, read_manifest, write_manifest
+from vision.dataset.manifest import ManifestRecord, image_path, iter_manifest, read_manifest, write_manifest
 from vision.dataset.yolo import is_yolo_dir, read_yolo, write_yolo
 
 FORMATS = ("manifest", "yolo", "coco")
@@ -46,6 +47,15 @@ def load_dataset(path: str | os.PathLike[str]) -> tuple[list[ManifestRecord], Pa
     if kind == "coco":
         return read_coco(target), target
     return read_yolo(target), target / "manifest.jsonl"
+
+
+def iter_dataset(path: str | os.PathLike[str]) -> tuple[Iterator[ManifestRecord], Path]:
+    """Like :func:`load_dataset`, but a manifest is streamed line by line (for stats over huge sets)."""
+    kind, target = detect_format(Path(path))
+    if kind == "manifest":
+        return iter_manifest(target), target
+    records, anchor = load_dataset(path)
+    return iter(records), anchor
 
 
 def export_dataset(records: list[ManifestRecord], anchor: Path, out: str | os.PathLike[str], kind: str,

@@ -8,6 +8,7 @@ label problems (boxes outside the image, face-down flag vs ``back``).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,8 @@ import numpy as np
 
 from scoring.tiles import VISION_CODES
 from vision.dataset.manifest import UNKNOWN_CODE, ManifestRecord, image_path, record_problems
+
+MAX_PROBLEM_EXAMPLES = 10
 
 
 @dataclass
@@ -35,7 +38,8 @@ class DatasetStats:
     box_size: dict[str, float] = field(default_factory=dict)
     box_fraction: dict[str, float] = field(default_factory=dict)
     image_look: dict[str, float] = field(default_factory=dict)
-    problems: list[str] = field(default_factory=list)
+    problems: int = 0
+    problem_examples: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -47,17 +51,19 @@ class DatasetStats:
             "image_sizes": dict(self.image_sizes.most_common(10)),
             "tiles_per_image": self.tiles_per_image, "box_size": self.box_size,
             "box_fraction": self.box_fraction, "image_look": self.image_look,
-            "problems": len(self.problems), "problem_examples": self.problems[:10],
+            "problems": self.problems, "problem_examples": self.problem_examples,
         }
 
 
-def dataset_stats(records: list[ManifestRecord]) -> DatasetStats:
-    stats = DatasetStats(images=len(records))
+def dataset_stats(records: Iterable[ManifestRecord]) -> DatasetStats:
+    """Counts over ``records``, read once (a streamed manifest of any size)."""
+    stats = DatasetStats()
     per_image: list[int] = []
     short_sides: list[float] = []
     widths: list[float] = []
     heights: list[float] = []
     for record in records:
+        stats.images += 1
         per_image.append(len(record.tiles))
         stats.splits[record.split or "-"] += 1
         stats.sources[record.source or "-"] += 1
@@ -86,7 +92,10 @@ def dataset_stats(records: list[ManifestRecord]) -> DatasetStats:
                 heights.append((tile.box[3] - tile.box[1]) / record.height)
         if record.hand:
             _count_hand(stats.hands, record.hand)
-        stats.problems.extend(f"{record.image}: {problem}" for problem in record_problems(record))
+        problems = record_problems(record)
+        stats.problems += len(problems)
+        room = MAX_PROBLEM_EXAMPLES - len(stats.problem_examples)
+        stats.problem_examples.extend(f"{record.image}: {problem}" for problem in problems[:max(room, 0)])
     if per_image:
         stats.tiles_per_image = {"mean": round(float(np.mean(per_image)), 1), "min": int(min(per_image)),
                                  "max": int(max(per_image))}

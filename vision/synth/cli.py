@@ -73,12 +73,13 @@ def stats_command(
         help="Also measure brightness, colourfulness and sharpness on this many images.")] = 0,
 ) -> None:
     """Class, role, layout and hand counts of a dataset, and label problems."""
-    from vision.dataset.formats import load_dataset
+    from vision.dataset.formats import iter_dataset, load_dataset
     from vision.dataset.stats import dataset_stats, format_stats, image_look
 
-    records, anchor = load_dataset(dataset)
+    records, anchor = iter_dataset(dataset)
     stats = dataset_stats(records)
-    stats.image_look = image_look(records, anchor, look)
+    if look > 0:
+        stats.image_look = image_look(load_dataset(dataset)[0], anchor, look)
     print(json.dumps(stats.to_json(), ensure_ascii=False) if as_json else format_stats(stats))
 
 
