@@ -186,3 +186,13 @@ def test_describe_event_is_one_readable_line():
     table.show(table.row(HAND), 2.0)
     line = describe_event(table.events[0][2])
     assert "\n" not in line and str(expected_total(HAND, rules)) in line
+
+
+def test_a_steady_table_is_read_once_not_every_frame():
+    table = Table()
+    reads = 0
+    for _ in range(30):
+        update = table.engine.step(table.row(HAND), table.t)
+        table.t += 1 / FPS
+        reads += update.read_now
+    assert reads == 1

@@ -10,8 +10,10 @@ Measured:
 * processed frames per second (inference: detect, classify, track, read) sustained over the run;
 * displayed frames per second (annotated frames drawn and written);
 * latency from a change on the table to the updated panel, wall clock: the last tile put down ->
-  the score announced, and the tiles swept away -> the hand withdrawn. Both include the hold time
-  (``--hold``, how long the table must stay still), by design.
+  the whole table read (``read_latency``: the panel shows the reading, complete hand or not) ->
+  the score announced (``latency``, needs the models to read the hand right), and the tiles swept
+  away -> the hand withdrawn. All include the hold time (``--hold``, how long the table must stay
+  still), by design.
 """
 
 from __future__ import annotations
@@ -114,6 +116,14 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         if document["event"] == "cleared" and clock >= started + times.cleared
     ]
     clear_latency = clears[0] - (started + times.cleared) if clears else None
+    # The panel shows the reading of the whole table (complete hand or not) from this moment on.
+    full_table = len(scene.quads)
+    readings = [
+        clock
+        for _, clock, tiles in summary.reading_clock
+        if tiles == full_table and clock >= started + times.last_tile
+    ]
+    read_latency = readings[0] - (started + times.last_tile) if readings else None
     from scoring import hand_from_json, score_hand
 
     expected_total = score_hand(hand_from_json(scene.hand)).total
@@ -133,6 +143,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         "detect_ms_median": round(1000 * statistics.median(detect), 1) if detect else None,
         "classify_ms_median": round(1000 * statistics.median(classify), 1) if classify else None,
         "hold_seconds": args.hold,
+        "read_latency_seconds": None if read_latency is None else round(read_latency, 3),
         "latency_seconds": None if latency is None else round(latency, 3),
         "clear_latency_seconds": None if clear_latency is None else round(clear_latency, 3),
         "hands_announced": summary.hands_announced,

@@ -104,6 +104,8 @@ class LiveUpdate:
     event: LiveEvent | None
     times: StageTimes
     classified: int = 0
+    #: This frame read the table (layout, decode, score): the panel's reading changed.
+    read_now: bool = False
 
     @property
     def status(self) -> TableStatus:
@@ -184,6 +186,7 @@ class LiveEngine:
             event=update.event,
             times=times,
             classified=len(to_classify),
+            read_now=update.read_now,
         )
 
     def step(self, observations: list[Observation], timestamp: float, frame_index: int = 0) -> LiveUpdate:
@@ -192,6 +195,7 @@ class LiveEngine:
         self.tracker = update_tracks(self.tracker, observations, timestamp)
         self.stability = update_stability(self.stability, self.tracker, timestamp, self.config.stability)
         tracked = time.perf_counter()
+        before = self._evaluated_key
         event = self._evaluate() if self._table_settled() else None
         read = time.perf_counter()
         return LiveUpdate(
@@ -203,6 +207,7 @@ class LiveEngine:
             evaluated=self._evaluated if self._evaluated_key == self.stability.key else None,
             event=event,
             times=StageTimes(track=tracked - started, read=read - tracked),
+            read_now=self._evaluated_key != before,
         )
 
     # -- announcing ------------------------------------------------------------------------------

@@ -67,6 +67,8 @@ class SessionSummary:
     events: list[dict[str, Any]] = field(default_factory=list)
     #: ``time.monotonic()`` at which each event was decided (for latency measurements).
     event_clock: list[float] = field(default_factory=list)
+    #: (media time, ``time.monotonic()``, tiles read) of each reading of a steady table (the panel changed).
+    reading_clock: list[tuple[float, float, int]] = field(default_factory=list)
     #: Per-stage seconds of the most recent processed frames (for the benchmark).
     stage_times: deque[StageTimes] = field(default_factory=lambda: deque(maxlen=5000))
 
@@ -374,6 +376,9 @@ class LiveSession:
             self.summary.processed_span = (first, now)
             self.summary.processing_seconds += update.times.total
             self.summary.stage_times.append(update.times)
+            if update.read_now:
+                tiles = len(update.tracker.confirmed_tracks())
+                self.summary.reading_clock.append((update.timestamp, time.monotonic(), tiles))
             if update.event is not None:
                 document = event_document(update, self.summary.source)
                 self._events.append(document)
