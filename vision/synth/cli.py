@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 import time
@@ -94,17 +95,18 @@ def preview_command(
     hide_distractors: Annotated[bool, typer.Option(help="Draw only the hand's tiles.")] = False,
 ) -> None:
     """A contact sheet PNG of the dataset's images with boxes and codes drawn."""
-    from vision.dataset.formats import load_dataset
+    from vision.dataset.formats import iter_dataset, load_dataset
     from vision.dataset.preview import contact_sheet, write_png
 
     if count < 1:
         raise InputError(f"--count must be at least 1, got {count}")
-    records, anchor = load_dataset(dataset)
     if seed is not None:
+        records, anchor = load_dataset(dataset)
         order = np.random.default_rng(seed).permutation(len(records))[:count]
         chosen = [records[i] for i in sorted(order)]
-    else:
-        chosen = records[:count]
+    else:  # the first images: no need to read a huge manifest to the end
+        stream, anchor = iter_dataset(dataset)
+        chosen = list(itertools.islice(stream, count))
     sheet = contact_sheet(chosen, anchor, columns=columns, cell_width=cell,
                           show_distractors=not hide_distractors)
     target = out or (dataset if dataset.is_dir() else dataset.parent) / "preview.png"
