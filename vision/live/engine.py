@@ -207,7 +207,7 @@ class LiveEngine:
             evaluated=self._evaluated if self._evaluated_key == self.stability.key else None,
             event=event,
             times=StageTimes(track=tracked - started, read=read - tracked),
-            read_now=self._evaluated_key != before,
+            read_now=self._evaluated_key != before and bool(self._evaluated_key),
         )
 
     # -- announcing ------------------------------------------------------------------------------
