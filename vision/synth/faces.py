@@ -38,6 +38,8 @@ BACK_COLOURS_BGR: tuple[tuple[int, int, int], ...] = (
     (190, 140, 40),  # light blue
     (50, 110, 60),  # dark green
     (120, 60, 130),  # plum
+    (215, 228, 232),  # ivory-white (a face-down tile then looks like a blank face: the body decides)
+    (90, 50, 20),  # dark blue
 )
 
 _UNI_NAMES = {"E": "1z", "S": "2z", "W": "3z", "N": "4z", "P": "5z", "F": "6z", "C": "7z",
