@@ -17,10 +17,10 @@ from scoring.hand import Hand, WinContext
 from scoring.params import resolve_params
 from scoring.patterns import DETECTORS
 from scoring.payments import active_side_rows, build_payments, build_side_payments
-from scoring.readings import HandFacts, Reading, enumerate_readings, flower_reading
+from scoring.readings import SHAPE_NAMES, HandFacts, Reading, enumerate_readings, flower_reading
 from scoring.report import ScoreItem, ScoreReport
-from scoring.rules import PatternRow, RuleSet, load_ruleset
-from scoring.shapes import INDEX, counts_of
+from scoring.rules import RULESET_IDS, PatternRow, RuleSet, load_ruleset
+from scoring.shapes import INDEX, SPECIAL_SHAPES, counts_of
 from scoring.table import TableSettings
 from scoring.tiles import FLOWER_CODES, SET_TILE_CODES, is_flower, sorted_codes
 
@@ -71,7 +71,7 @@ def score_hand(hand: Hand, rules: str | RuleSet = "taiwan",
         if best is None or total > best[0]:
             best = (total, fired, reading)
     if best is None:
-        report.reason = "a flower is the winning tile only for a seven- or eight-flower win under these rules"
+        report.reason = _flower_reason(hand, ruleset, facts)
         return report
 
     total, fired, reading = best
@@ -334,23 +334,51 @@ def _meld_problem(meld) -> str | None:
     return None if ok else f"illegal {meld.kind} {' '.join(tiles)}"
 
 
-_SHAPE_NAMES = {"seven_pairs_pung": "seven pairs + a pung", "thirteen_orphans": "13 orphans",
-                "sixteen_orphans": "16 orphans"}
-
-
 def _not_a_win_reason(hand: Hand, ruleset: RuleSet, facts: HandFacts) -> str:
     """Why the tiles are not a win, with what the tiles before the win were waiting for (a misread
-    tile in a photo usually shows up here)."""
+    tile in a photo usually shows up here), and a special shape that only other rule sets score."""
+    if facts.flower_win:
+        return _flower_reason(hand, ruleset, facts)
     shapes = f"{ruleset.sets_needed} sets + a pair"
     if ruleset.special_shapes:
-        shapes += " or " + ", ".join(_SHAPE_NAMES[s] for s in ruleset.special_shapes)
+        shapes += " or " + ", ".join(SHAPE_NAMES[s] for s in ruleset.special_shapes)
     reason = f"not a winning hand: the tiles do not form {shapes} with winning tile {hand.winning_tile}"
-    if facts.flower_win:
-        return reason
     waits = facts.waits
-    if waits:
-        return reason + f" (the other tiles wait on {' '.join(waits)})"
-    return reason + " (the other tiles are not ready)"
+    reason += f" (the other tiles wait on {' '.join(waits)})" if waits else " (the other tiles are not ready)"
+    return reason + _shape_elsewhere(hand, ruleset)
+
+
+def _shape_elsewhere(hand: Hand, ruleset: RuleSet) -> str:
+    """"; 13 orphans is not a hand under taiwan (it is under lrc, dxb)" when the tiles form a special
+    shape this rule set does not score: the player may have picked the wrong rule set."""
+    if hand.melds:
+        return ""
+    counts = counts_of(hand.concealed)
+    for shape, check in SPECIAL_SHAPES.items():
+        if shape in ruleset.special_shapes or not check(counts):
+            continue
+        others = [rid for rid in RULESET_IDS if shape in load_ruleset(rid).special_shapes]
+        where = f" (it is under {', '.join(others)})" if others else ""
+        return f"; {SHAPE_NAMES[shape]} is not a hand under {ruleset.id}{where}"
+    return ""
+
+
+def _flower_reason(hand: Hand, ruleset: RuleSet, facts: HandFacts) -> str:
+    """Why a flower as the winning tile is not a win here: how many flowers the hand holds and
+    what the rule set's instant flower wins need."""
+    held = len(facts.flowers)
+    robbed = bool(facts.context.robbed_eighth_flower)
+    prefix = f"not a winning hand: flower {hand.winning_tile} as the winning tile"
+    if not ruleset.has_flower_wins:
+        return f"{prefix}, but {ruleset.id} has no seven- or eight-flower instant win"
+    if robbed and held != 7:
+        return f"{prefix}: robbing the eighth flower needs seven flowers held; this hand holds {held} flowers"
+    needs_robbing = any(row.detector == "seven_flowers" and row.params.get("needs_robbed", True)
+                        for row in ruleset.patterns)
+    if held == 7 and not robbed and needs_robbing:
+        return (f"{prefix}: under {ruleset.id} seven flowers win only by robbing the eighth (七搶一); "
+                f"give --robbed-eighth-flower (@rob8) if it was robbed")
+    return f"{prefix}: a flower wins only as the seventh or eighth flower; this hand holds {held} flowers"
 
 
 def _context_warnings(facts: HandFacts, ruleset: RuleSet, table: TableSettings) -> list[str]:

@@ -894,10 +894,12 @@ def _may_be_outside(f: HandFacts, p: dict) -> bool:
 @reading_level(shapes=STANDARD, gate=_may_be_outside, gate_params=("honours",))
 def outside_hand(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.8 Terminals + honours 混么 (``params.honours=true``) / terminals only 清么 (``false``): every
-    set and the pair holds a 1, a 9 or an honour, as the seed's "Terminal Pongs/Sheungs" says."""
+    set and the pair holds a 1, a 9 or an honour, as the seed's "Terminal Pongs/Sheungs" says.
+    Both need terminals: a hand of honours only is the Pure Honor Hand, not a terminals hand
+    (seed 000: "Terminal Pongs/Sheungs + Honor tiles")."""
     if r.shape != "standard":
         return None
-    if p.get("honours", True) != f.has_honours:
+    if p.get("honours", True) != f.has_honours or not f.suits:
         return None
     for g in r.groups:
         if not any(is_terminal_or_honour(t) for t in g.tiles):

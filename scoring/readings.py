@@ -63,13 +63,21 @@ class Group:
                 "concealed_kong": self.meld and not self.exposed, "winning": self.winning}
 
 
+#: How a reading's shape is named to a player.
+SHAPE_NAMES = {"standard": "5 sets + a pair", "seven_pairs_pung": "seven pairs + a pung",
+               "thirteen_orphans": "13 orphans", "sixteen_orphans": "16 orphans",
+               "flowers": "instant win on flowers"}
+
+
 @dataclass
 class Reading:
-    """One way to read the hand. ``shape`` is ``standard``, a special shape name or ``flowers``."""
+    """One way to read the hand. ``shape`` is ``standard``, a special shape name or ``flowers``
+    (an instant flower win: no groups, the ``flowers`` are the hand)."""
 
     shape: str
     groups: list[Group]
     wait: str | None  # pair | pung | edge | closed | open | single | flower
+    flowers: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         self.pungs: list[Group] = [g for g in self.groups if g.kind == "pung" or g.kind == "kong"]
@@ -93,11 +101,15 @@ class Reading:
         return next((g for g in self.groups if g.winning), None)
 
     def describe(self) -> str:
+        """The reading as a player would lay it out: ``[..]`` exposed, ``(..)`` concealed kong,
+        ``*`` the set the winning tile completed; special shapes are named first."""
+        if self.shape == "flowers":
+            return f"{SHAPE_NAMES['flowers']}: {' '.join(self.flowers)}"
         parts = []
         for g in self.groups:
             text = g.describe()
             parts.append(text + "*" if g.winning else text)
-        label = "" if self.shape == "standard" else f"{self.shape}: "
+        label = "" if self.shape == "standard" else f"{SHAPE_NAMES.get(self.shape, self.shape)}: "
         return label + " ".join(parts)
 
     def to_json(self) -> dict:
@@ -264,4 +276,4 @@ def _standing_layouts(counts: tuple[int, ...], win: int, discard: bool, shapes: 
 
 def flower_reading(hand: Hand) -> Reading:
     """The reading of an instant flower win: the flowers are the hand (R-6)."""
-    return Reading("flowers", [], "flower")
+    return Reading("flowers", [], "flower", flowers=tuple(hand.flowers))

@@ -98,7 +98,9 @@ class ScoreReport:
         if not self.valid:
             return f"rules: {self.rules}\nNOT A VALID WIN: {self.reason}"
         lines = [f"rules: {self.rules}"]
-        if self.reading is not None:
+        if self.reading is not None and self.reading.shape == "flowers":
+            lines.append(f"reading: {self.reading.describe()}")
+        elif self.reading is not None:
             lines.append(f"reading: {self.reading.describe()}   (* = winning tile; {self.readings_scored} "
                          f"reading(s) scored)")
             if self.waits:
