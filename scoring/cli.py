@@ -53,6 +53,9 @@ from scoring.rules import RuleSet, list_rulesets, load_ruleset
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 
 
+_NOT_ONE_DOCUMENT = object()  # the input is not one JSON document (it may be JSON lines)
+
+
 def read_hand_documents(source: str) -> tuple[list[Any], bool]:
     """The hand objects in a file (``-`` = stdin) and whether it was a batch (array or JSON lines)."""
     if source == "-":
@@ -76,10 +79,10 @@ def read_hand_documents(source: str) -> tuple[list[Any], bool]:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError:
-        doc = None
+        doc = _NOT_ONE_DOCUMENT
     if isinstance(doc, list):
         return doc, True
-    if doc is not None:
+    if doc is not _NOT_ONE_DOCUMENT:
         return [doc], False
     lines = [line for line in text.splitlines() if line.strip()]
     out: list[Any] = []

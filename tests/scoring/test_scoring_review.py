@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from scoring import parse_notation, score_hand
+from vision.cli import main
 
 ALL_HONOURS = "EEE SSS WWW PPP FFF C +C @seat=N @round=E @from=E"
 
@@ -85,3 +86,15 @@ def test_a_special_shape_the_rule_set_lacks_is_named():
     report = score_hand(parse_notation("19m 19p 19s ESWNPFC 123s +9m @seat=S"), "taiwan")
     assert not report.valid
     assert "13 orphans" in report.reason and "not a hand under taiwan" in report.reason
+
+
+# ----------------------------------------------------------------- bad input stays one line
+
+
+def test_a_json_null_hand_is_one_bad_hand_not_a_batch(capsys, tmp_path):
+    path = tmp_path / "hand.json"
+    path.write_text("null\n")
+    code = main(["score", "--hand", str(path)])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "JSON object" in err
