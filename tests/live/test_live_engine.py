@@ -196,3 +196,17 @@ def test_a_steady_table_is_read_once_not_every_frame():
         table.t += 1 / FPS
         reads += update.read_now
     assert reads == 1
+
+
+def test_a_flickering_tile_cannot_flip_the_announced_hand_but_a_lasting_change_can():
+    table = Table()
+    table.show(table.row(HAND), 2.0)
+    assert [event for _, event, _ in table.events] == [LiveEvent.HAND]
+    for frame in range(30):  # one pair tile's vote keeps changing its mind
+        codes = list(HAND)
+        codes[16] = "9s" if (frame // 4) % 2 else "7p"
+        table.show(table.row(codes), 0.1)
+    assert [event for _, event, _ in table.events] == [LiveEvent.HAND]
+    table.show(table.row(OTHER_HAND), 3.0)  # the pair really reads 9s 9s now, for good
+    assert [event for _, event, _ in table.events] == [LiveEvent.HAND, LiveEvent.HAND]
+    assert sorted(table.events[1][2]["hand"]["concealed"]) == sorted(OTHER_HAND)

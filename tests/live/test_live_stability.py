@@ -89,3 +89,15 @@ def test_a_removed_tile_restarts_the_clock_once_it_is_forgotten():
     table.show(row(5), 5)
     assert table.stability.disturbed == "tiles removed"
     assert table.stability.status is TableStatus.SETTLING
+
+
+def test_a_code_flip_is_not_activity_but_restarts_the_reading_clock():
+    table = Table()
+    table.show(row(5), 10)
+    assert table.stability.status is TableStatus.STEADY
+    flipped = row(5)
+    flipped[2] = TileReading(flipped[2].detection, (("9s", 0.99),))
+    table.show(flipped, 4)  # the vote needs a few frames to change its mind
+    assert table.stability.status is TableStatus.STEADY
+    assert table.stability.reading[2][0] == "9s"
+    assert table.stability.reading_held_for() < 0.3 < table.stability.held_for()

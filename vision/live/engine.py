@@ -7,8 +7,10 @@ not per frame, and settled tiles that have not moved are not re-classified every
 what lets a 2-core laptop keep up with a camera.
 
 A hand is announced when the table has been steady for the hold time *and* its reading decodes to
-a complete hand; a steady table without a complete hand (tiles still being laid out, a hand resting
-over the tiles, an empty table) withdraws an announced hand with a ``cleared`` event.
+a complete hand. Once a hand is announced, a different reading replaces it (or, if it is not a
+complete hand, withdraws it with a ``cleared`` event) only after that reading has itself held for
+the hold time: a tile whose vote flickers between two faces cannot make the announcement flicker.
+An empty table withdraws the hand once it has stayed empty for the hold time.
 """
 
 from __future__ import annotations
@@ -21,7 +23,14 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from vision.live.stability import StabilityConfig, StabilityState, TableKey, TableStatus, update_stability
+from vision.live.stability import (
+    ReadingKey,
+    StabilityConfig,
+    StabilityState,
+    TableKey,
+    TableStatus,
+    update_stability,
+)
 from vision.live.tracker import (
     Observation,
     TrackerConfig,
@@ -133,15 +142,15 @@ class LiveEngine:
         self.tracker = TrackerState(config=self.config.tracker)
         self.stability = StabilityState()
         self.announced: HandOutcome | None = None
-        self._evaluated_key: TableKey | None = None
+        self._evaluated_key: tuple[TableKey, ReadingKey] | None = None
         self._evaluated: HandOutcome | None = None
 
     def set_hand_reader(self, read_hand: HandReader) -> LiveEvent | None:
-        """Switch rule set (or table settings): re-read the current steady table at once."""
+        """Switch rule set (or table settings): re-read the current steady table and announce at once."""
         self.read_hand = read_hand
         self._evaluated_key = None
         if self.stability.status is TableStatus.STEADY:
-            return self._evaluate()
+            return self._announce(force=True)
         return None
 
     # -- frames ----------------------------------------------------------------------------------
@@ -196,7 +205,7 @@ class LiveEngine:
         self.stability = update_stability(self.stability, self.tracker, timestamp, self.config.stability)
         tracked = time.perf_counter()
         before = self._evaluated_key
-        event = self._evaluate() if self._table_settled() else None
+        event = self._announce() if self._table_settled() else None
         read = time.perf_counter()
         return LiveUpdate(
             frame_index=frame_index,
@@ -204,10 +213,10 @@ class LiveEngine:
             tracker=self.tracker,
             stability=self.stability,
             announced=self.announced,
-            evaluated=self._evaluated if self._evaluated_key == self.stability.key else None,
+            evaluated=self._evaluated if self._evaluated_key == self._current_key() else None,
             event=event,
             times=StageTimes(track=tracked - started, read=read - tracked),
-            read_now=self._evaluated_key != before and bool(self._evaluated_key),
+            read_now=self._evaluated_key != before and self._evaluated is not None,
         )
 
     # -- announcing ------------------------------------------------------------------------------
@@ -219,20 +228,29 @@ class LiveEngine:
             self.stability.timestamp - self.stability.since >= self.config.stability.hold_seconds
         )
 
-    def _evaluate(self) -> LiveEvent | None:
-        key = self.stability.key
-        if key == self._evaluated_key:
-            return None
-        self._evaluated_key = key
-        readings = self.tracker.readings()
-        self._evaluated = self.read_hand(readings) if readings else None
+    def _current_key(self) -> tuple[TableKey, ReadingKey]:
+        return (self.stability.key, self.stability.reading)
+
+    def _announce(self, force: bool = False) -> LiveEvent | None:
+        """Read the settled table if its reading is new, then decide what to announce."""
+        key = self._current_key()
+        if key != self._evaluated_key:
+            self._evaluated_key = key
+            readings = self.tracker.readings()
+            self._evaluated = self.read_hand(readings) if readings else None
         outcome = self._evaluated
-        if outcome is not None and outcome.complete:
-            if self.announced is None or outcome.signature != self.announced.signature:
+        if self.announced is None:
+            if outcome is not None and outcome.complete:
                 self.announced = outcome
                 return LiveEvent.HAND
             return None
-        if self.announced is not None:
-            self.announced = None
-            return LiveEvent.CLEARED
-        return None
+        if outcome is not None and outcome.signature == self.announced.signature:
+            return None
+        reading_settled = self.stability.reading_held_for() >= self.config.stability.hold_seconds
+        if not (force or reading_settled):
+            return None
+        if outcome is not None and outcome.complete:
+            self.announced = outcome
+            return LiveEvent.HAND
+        self.announced = None
+        return LiveEvent.CLEARED
