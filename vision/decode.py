@@ -30,6 +30,9 @@ from vision.types import GroupRole, Layout, TileReading
 
 #: Probability given to a code the classifier did not list among its top-k.
 FLOOR = 1e-6
+#: A legal reading this much less likely than the tiles as read is not believed (a rack of tiles
+#: that is no winning hand can always be "corrected" into one by enough unlikely changes).
+MIN_LIKELIHOOD_RATIO = 1e-4
 #: Whole-hand readings examined before giving up.
 SEARCH_BUDGET = 30_000
 #: Legal runners-up kept for the confidence report when at least this probable relative to the best.
@@ -478,6 +481,12 @@ def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwa
             continue
         changes.append(TileChange(i, top1, readings[i].confidence, code,
                                   readings[i].probability_of(code, FLOOR)))
+    ratio = math.prod(max(c.decoded_probability, FLOOR) / max(c.top1_probability, FLOOR) for c in changes)
+    if ratio < MIN_LIKELIHOOD_RATIO:
+        listed = ", ".join(f"tile {c.index + 1} {c.top1} -> {c.decoded} ({c.decoded_probability:.0%})"
+                           for c in changes[:6])
+        raise InputError("not a winning hand as read: the nearest winning hand needs changes the "
+                         f"classifier finds unlikely ({listed})")
     warnings = list(layout.warnings)
     if changes:
         warnings.append("the first reading was not a legal winning hand; changed " + ", ".join(

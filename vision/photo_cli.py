@@ -28,6 +28,13 @@ def _annotate_path(target: Path, image: Path, many: bool) -> Path:
     return target
 
 
+def _annotate(target: Path, image: Path, many: bool, result: Any) -> None:
+    from vision.imageio import load_image
+    from vision.overlay import annotate, write_image
+
+    write_image(_annotate_path(target, image, many), annotate(load_image(image), result))
+
+
 def _hand_lines(result: Any) -> list[str]:
     decoded = result.decoded
     lines = []
@@ -89,19 +96,17 @@ def run_photos(images: list[Path], *, ruleset: Any, table: Any, context: dict[st
         try:
             result = pipeline.read_photo(image, rules=ruleset, table=table, context=context)
             if annotate is not None:
-                from vision.imageio import load_image
-                from vision.overlay import annotate as draw
-                from vision.overlay import write_image
-
-                target = _annotate_path(annotate, image, len(images) > 1)
-                write_image(target, draw(load_image(image), result))
+                _annotate(annotate, image, len(images) > 1, result)
         except InputError as error:
+            readings = error.readings if isinstance(error, PhotoReadError) else None
+            if annotate is not None and readings:
+                # The tiles found are worth seeing even when they make no hand: that is how to fix the photo.
+                _annotate(annotate, image, len(images) > 1, failed_result(str(image), error, readings))
             if len(images) == 1 and not as_json:
                 raise
             status = 2
             print(f"taicam: error: {error}", file=sys.stderr)
             if as_json:
-                readings = error.readings if isinstance(error, PhotoReadError) else None
                 print(json.dumps(failed_result(str(image), error, readings).to_json(), ensure_ascii=False))
             continue
         if as_json:

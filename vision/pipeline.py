@@ -247,7 +247,7 @@ class PhotoPipeline:
             small, scale = source.image(DETECT_SIDE)
             image_at = source.image
         timings["load"] = time.perf_counter() - started
-        detections = self.detector.detect(small)
+        detections = suppress_duplicates(self.detector.detect(small))
         timings["detect"] = time.perf_counter() - started - timings["load"]
         if not detections:
             raise InputError("no tiles found in the photo")
@@ -291,6 +291,33 @@ class PhotoPipeline:
         result = read_readings(readings, image=name, rules=rules, table=table, context=context)
         result.image_size = (image_bgr.shape[1], image_bgr.shape[0])
         return result
+
+
+#: Two detections sharing more than this fraction of the smaller box are one tile found twice.
+DUPLICATE_OVERLAP = 0.5
+
+
+def suppress_duplicates(detections: list[Detection]) -> list[Detection]:
+    """Drop the weaker of two detections that mostly cover each other.
+
+    Tiles in a row touch but hardly overlap; the detector sometimes finds a sideways tile, or a
+    tile with a claimed tile beside it, twice. Overlap is measured on the smaller box, so a small
+    box inside a big one counts as a duplicate too.
+    """
+    kept: list[Detection] = []
+    for detection in sorted(detections, key=lambda d: -d.score):
+        x1, y1, x2, y2 = detection.box
+        area = max(1e-6, (x2 - x1) * (y2 - y1))
+        duplicate = False
+        for other in kept:
+            a1, b1, a2, b2 = other.box
+            inter = max(0.0, min(x2, a2) - max(x1, a1)) * max(0.0, min(y2, b2) - max(y1, b1))
+            if inter / min(area, max(1e-6, (a2 - a1) * (b2 - b1))) > DUPLICATE_OVERLAP:
+                duplicate = True
+                break
+        if not duplicate:
+            kept.append(detection)
+    return kept
 
 
 def _resize(image: np.ndarray, factor: float) -> np.ndarray:
