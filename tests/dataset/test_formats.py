@@ -35,7 +35,8 @@ def small_dataset(tmp_path: Path) -> Path:
             image=f"images/{index}.jpg", width=160, height=120,
             tiles=[TileLabel("5p", (10, 10, 40, 50), quad=((10, 10), (40, 10), (40, 50), (10, 50)), group=0,
                              role="concealed"),
-                   TileLabel("back", (50, 10, 80, 50), face_down=True, group=1, role="concealed_kong"),
+                   TileLabel("back", (50, 10, 80, 50), face_down=True, group=1, role="concealed_kong",
+                             extra={"face": "9p", "visible": 0.8}),
                    TileLabel("7z", (90, 20, 140, 50), rotated=True, group=0, role="winning")],
             hand={"concealed": ["7z"], "melds": [], "flowers": [], "winning_tile": "7z"}, split="train"))
     write_manifest(folder / "manifest.jsonl", records)
@@ -69,6 +70,7 @@ def test_coco_round_trip_keeps_flags_quads_groups_and_hand(small_dataset: Path, 
             assert [getattr(a, k) for k in keys] == [getattr(b, k) for k in keys]
             assert np.allclose(a.box, b.box, atol=0.01)
             assert (a.quad is None) == (b.quad is None)
+            assert a.extra == b.extra
 
 
 def test_manifest_export_copies_images_and_labels(small_dataset: Path, tmp_path: Path) -> None:

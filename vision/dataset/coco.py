@@ -2,8 +2,9 @@
 
 Categories are ``scoring.tiles.VISION_CODES`` (ids 1..43, name = code). Each annotation keeps the
 tile's quad as its segmentation polygon and the team's extra keys (``rotated``, ``face_down``,
-``group``, ``role``) under ``attributes``, and each image keeps the hand JSON under ``taicam``,
-so a manifest -> COCO -> manifest round trip loses nothing the models use.
+``group``, ``role``, and ``face``, ``visible``, ``angle``, ``standing``) under ``attributes``, and
+each image keeps the hand JSON under ``taicam``, so a manifest -> COCO -> manifest round trip loses
+nothing the models use.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from vision.dataset.manifest import LABEL_CODES, UNKNOWN_CODE, ManifestRecord, T
 
 ANNOTATIONS_NAME = "annotations.json"
 _ATTRIBUTES = ("rotated", "face_down", "group", "role")
+#: Extra tile keys carried in ``attributes`` too (the hidden face of a face-down tile, visibility...).
+_EXTRA_ATTRIBUTES = ("face", "visible", "angle", "standing")
 
 
 def is_coco_file(path: Path) -> bool:
@@ -83,6 +86,7 @@ def _tile_from_annotation(annotation: dict[str, Any], categories: dict[Any, str]
                      rotated=bool(attributes.get("rotated", False)),
                      face_down=bool(attributes.get("face_down", code == "back")),
                      group=attributes.get("group"), role=attributes.get("role"),
+                     extra={k: attributes[k] for k in _EXTRA_ATTRIBUTES if k in attributes},
                      source_label=None if code == name else name or None)
 
 
@@ -112,6 +116,7 @@ def write_coco(out: str | os.PathLike[str], records: list[ManifestRecord], sourc
             x1, y1, x2, y2 = tile.box
             attributes = {k: getattr(tile, k) for k in _ATTRIBUTES
                           if getattr(tile, k) is not None and getattr(tile, k) is not False}  # keeps group 0
+            attributes.update({k: tile.extra[k] for k in _EXTRA_ATTRIBUTES if k in tile.extra})
             annotation: dict[str, Any] = {
                 "id": len(annotations) + 1, "image_id": image_id, "category_id": category_of[tile.code],
                 "bbox": [round(x1, 2), round(y1, 2), round(x2 - x1, 2), round(y2 - y1, 2)],

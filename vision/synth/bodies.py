@@ -21,6 +21,20 @@ from vision.synth.faces import FACE_SIZE
 _BOX_SIGNS = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], np.float64)
 
 
+def _corner(x: int, y: int, z: int) -> int:
+    """Index into ``_BOX_SIGNS`` of the corner on the (x, y, z) = (+-right, +-up, +-normal) side."""
+    return (x > 0) * 4 + (y > 0) * 2 + (z > 0)
+
+
+#: For each side (axis, sign), its corners in the order of :meth:`Body.side_quad`.
+_SIDE_CORNERS: dict[tuple[int, int], list[int]] = {
+    (2, 1): [_corner(-1, 1, 1), _corner(1, 1, 1), _corner(1, -1, 1), _corner(-1, -1, 1)],
+    (2, -1): [_corner(1, 1, -1), _corner(-1, 1, -1), _corner(-1, -1, -1), _corner(1, -1, -1)],
+    **{(0, s): [_corner(s, 1, 1), _corner(s, 1, -1), _corner(s, -1, -1), _corner(s, -1, 1)] for s in (1, -1)},
+    **{(1, s): [_corner(1, s, 1), _corner(1, s, -1), _corner(-1, s, -1), _corner(-1, s, 1)] for s in (1, -1)},
+}
+
+
 @dataclass
 class Lighting:
     """A directional light: ``direction`` points from the table towards the light."""
@@ -149,14 +163,20 @@ def warp_quad(canvas: np.ndarray, texture: np.ndarray, quad: np.ndarray) -> None
 
 def draw_body(canvas: np.ndarray, body: Body, camera: Camera, light: Lighting,
               rng: np.random.Generator) -> None:
-    """Draw the visible sides of ``body`` (back-face culled), textures included."""
+    """Draw the visible sides of ``body`` (back-face culled), textures included.
+
+    The 8 corners are projected once; each side takes its 4 corners in :func:`Body.side_quad`'s order.
+    """
+    corners = body.corners()
+    all_pixels, all_depth = camera.project(corners)
     for axis in range(3):
         for sign in (1, -1):
             normal = sign * body.axes[:, axis]
-            quad3 = body.side_quad(axis, sign)
+            index = _SIDE_CORNERS[(axis, sign)]
+            quad3 = corners[index]
             if float(normal @ (camera.position - quad3.mean(axis=0))) <= 0:
                 continue
-            pixels, depth = camera.project(quad3)
+            pixels, depth = all_pixels[index], all_depth[index]
             if depth.min() <= 1.0:
                 continue
             shade = light.shade(normal)
