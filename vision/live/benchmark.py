@@ -138,6 +138,9 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         else 0.0,
         "detect_ms_median": round(1000 * statistics.median(detect), 1) if detect else None,
         "classify_ms_median": round(1000 * statistics.median(classify), 1) if classify else None,
+        "read_ms_max": round(1000 * max(stage.read for stage in summary.stage_times), 1)
+        if summary.stage_times
+        else None,
         "hold_seconds": args.hold,
         "read_latency_seconds": None if read_latency is None else round(read_latency, 3),
         "latency_seconds": None if latency is None else round(latency, 3),

@@ -34,7 +34,7 @@ class TrackerConfig:
     iou_match: float = 0.3
     centre_match: float = 0.6
     vote_window: int = 6
-    min_hits: int = 3
+    min_hits: int = 2
     miss_tolerance: float = 0.4
     move_fraction: float = 0.25
     switch_margin: float = 0.1
