@@ -62,10 +62,9 @@ def score_hand(hand: Hand, rules: str | RuleSet = "taiwan",
         hits = function(facts, params)
         if hits:
             hand_fired.append((row, hits))
-    closed = tuple(n for gate, params, rows in plan.gates if not gate(facts, params) for n in rows)
     best: tuple[int, list, Reading] | None = None
     for reading in readings:
-        total, fired = _score_reading(reading, facts, plan, hand_fired, closed)
+        total, fired = _score_reading(reading, facts, plan, hand_fired)
         if not fired and reading.shape == "flowers":
             continue
         if best is None or total > best[0]:
@@ -142,25 +141,20 @@ class _Plan:
     closure: dict[str, frozenset[str]]
     keep_last_on_exclusive: bool
     bounds: list[tuple] = field(default_factory=list)
-    #: per-hand gates: (gate, params, indices in reading_rows of the rows it closes)
-    gates: list[tuple[Callable, dict, tuple[int, ...]]] = field(default_factory=list)
     side_rows: list = field(default_factory=list)
     has_exclusive: bool = True
     _by_profile: dict = field(default_factory=dict)
 
-    def rows_for(self, reading: Reading, closed: tuple[int, ...] = ()) -> list[Entry]:
-        """The reading rows whose requirement this reading meets, less the rows whose gate the
-        hand failed (``closed``: their indices); cached per reading profile and closed set."""
+    def rows_for(self, reading: Reading) -> list[Entry]:
+        """The reading rows whose requirement this reading meets (cached per reading profile)."""
         chows, pungs = len(reading.chows), len(reading.pungs)
-        key = (reading.shape, chows, pungs, reading.honour_pungs, closed)
+        key = (reading.shape, chows, pungs, reading.honour_pungs)
         rows = self._by_profile.get(key)
         if rows is None:
-            rows = [entry for n, (entry, (c, p, h, max_c, max_p, shapes)) in enumerate(
-                        zip(self.reading_rows, self.bounds, strict=True))
+            rows = [entry for entry, (c, p, h, max_c, max_p, shapes) in zip(self.reading_rows, self.bounds,
+                                                                              strict=True)
                     if chows >= c and pungs >= p and reading.honour_pungs >= h and chows <= max_c
-                    and pungs <= max_p and (shapes is None or reading.shape in shapes) and n not in closed]
-            if len(self._by_profile) > 4096:
-                self._by_profile.clear()
+                    and pungs <= max_p and (shapes is None or reading.shape in shapes)]
             self._by_profile[key] = rows
         return rows
 
@@ -185,9 +179,8 @@ def _plan(ruleset: RuleSet, options: dict) -> _Plan:
         params = resolve_params(row.params, options)
         (hand_rows if detector.scope == "hand" else reading_rows).append((row, detector.function, params))
     bounds = [DETECTORS[row.detector].requirement.bounds(params) for row, _, params in reading_rows]
-    gates = _gates(reading_rows)
     plan = _Plan(hand_rows, reading_rows, chicken, ruleset.supersession_closure(options),
-                 bool(options.get("flower_win_takes_base", False)), bounds, gates,
+                 bool(options.get("flower_win_takes_base", False)), bounds,
                  active_side_rows(ruleset, options),
                  any(row.exclusive for row, _, _ in hand_rows + reading_rows))
     if len(_PLANS) > 256:
@@ -196,27 +189,13 @@ def _plan(ruleset: RuleSet, options: dict) -> _Plan:
     return plan
 
 
-def _gates(reading_rows: list[Entry]) -> list[tuple[Callable, dict, tuple[int, ...]]]:
-    """The reading rows' per-hand gates, one entry per distinct (gate, params it reads)."""
-    grouped: dict[tuple, tuple[Callable, dict, list[int]]] = {}
-    for n, (row, _, params) in enumerate(reading_rows):
-        detector = DETECTORS[row.detector]
-        if detector.gate is None:
-            continue
-        names = sorted(params) if detector.gate_params is None else detector.gate_params
-        key = (detector.gate, tuple(repr(params.get(name)) for name in names))
-        grouped.setdefault(key, (detector.gate, params, []))[2].append(n)
-    return [(gate, params, tuple(rows)) for gate, params, rows in grouped.values()]
-
-
 Fired = list[tuple[PatternRow, list[tuple[str, ...]]]]
 
 
-def _score_reading(reading: Reading, facts: HandFacts, plan: _Plan, hand_fired: Fired,
-                   closed: tuple[int, ...] = ()) -> tuple[int, Fired]:
+def _score_reading(reading: Reading, facts: HandFacts, plan: _Plan, hand_fired: Fired) -> tuple[int, Fired]:
     """The rows this reading earns after supersession, exclusivity and the chicken post-pass."""
     fired = list(hand_fired)
-    for row, function, params in plan.rows_for(reading, closed):
+    for row, function, params in plan.rows_for(reading):
         hits = function(reading, facts, params)
         if hits:
             fired.append((row, hits))

@@ -55,18 +55,9 @@ class Requirement:
 
 @dataclass(frozen=True)
 class Detector:
-    """A registered detector. ``gate`` (reading scope only) is a cheap test on the hand's facts
-    that is true whenever any reading of the hand could earn the row; the engine runs it once per
-    hand and skips the row on every reading when it is false. It must never be false for a hand
-    the detector would fire on (``tests/scoring`` checks gates against the detectors)."""
-
     function: Callable
     scope: str  # "hand" or "reading"
     requirement: Requirement = Requirement()
-    gate: Callable[[HandFacts, dict], bool] | None = None
-    #: the row params the gate reads (None: all of them); rows whose gate reads the same values
-    #: share one call per hand
-    gate_params: tuple[str, ...] | None = None
 
 
 DETECTORS: dict[str, Detector] = {}
@@ -77,13 +68,11 @@ def hand_level(fn: Callable) -> Callable:
     return fn
 
 
-def reading_level(fn: Callable | None = None, *, gate: Callable[[HandFacts, dict], bool] | None = None,
-                  gate_params: tuple[str, ...] | None = None, **needs) -> Callable:
-    """Register a reading-scope detector; ``needs`` are its :class:`Requirement` fields, ``gate``
-    its per-hand precondition and ``gate_params`` the params that gate reads (see :class:`Detector`)."""
+def reading_level(fn: Callable | None = None, **needs) -> Callable:
+    """Register a reading-scope detector; ``needs`` are its :class:`Requirement` fields."""
 
     def register(function: Callable) -> Callable:
-        DETECTORS[function.__name__] = Detector(function, "reading", Requirement(**needs), gate, gate_params)
+        DETECTORS[function.__name__] = Detector(function, "reading", Requirement(**needs))
         return function
 
     return register(fn) if fn is not None else register
@@ -436,7 +425,7 @@ def dealt_ready(f: HandFacts, p: dict) -> Hits:
     return ONCE if f.context.dealt_ready else None
 
 
-@reading_level(gate=lambda f, p: bool(f.context.ting) and f.options.get("ting_in_play", True), gate_params=())
+@reading_level
 def ting(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.5 Declared ready / Ting 聽牌 (only where the table plays it). ``params.not_in_special``:
     no Calling in Nico Nico or Orphan hands (seed 000)."""
@@ -463,7 +452,7 @@ def consecutive_wins(f: HandFacts, p: dict) -> Hits:
 # --------------------------------------------------------------------------- waits
 
 
-@reading_level(gate=lambda f, p: len(f.waits) == 1, gate_params=())
+@reading_level
 def single_wait(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.5 Single wait: exactly one tile kind completed the 16 tiles (A-GEN-2).
 
@@ -482,7 +471,7 @@ def single_wait(r: Reading, f: HandFacts, p: dict) -> Hits:
     return [(f.hand.winning_tile,)]
 
 
-@reading_level(gate=lambda f, p: len(f.waits) >= 2, gate_params=())
+@reading_level
 def false_single_wait(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.5 LRC False Single Wait (R-7): the winning tile filled a pair, edge or closed wait in this
     reading, but more than one tile kind would have won. Never on 13/16 orphans."""
@@ -491,7 +480,7 @@ def false_single_wait(r: Reading, f: HandFacts, p: dict) -> Hits:
     return [(f.hand.winning_tile,)] if r.wait in ("pair", "edge", "closed") else None
 
 
-@reading_level(gate=lambda f, p: len(f.waits) == 2, gate_params=())
+@reading_level
 def two_pair_wait(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.5 Calling by Pairs 對碰: two pairs waiting, the winning tile made one of them a pung."""
     if r.wait != "pung" or r.shape != "standard" or len(f.waits) != 2:
@@ -499,13 +488,7 @@ def two_pair_wait(r: Reading, f: HandFacts, p: dict) -> Hits:
     return [(f.hand.winning_tile,)]
 
 
-def _has_258_pair(f: HandFacts, p: dict) -> bool:
-    """A pair of 2, 5 or 8 of a suit needs two such tiles (Nico Nico's winning 2/5/8 pairs too)."""
-    counts = f.counts
-    return any(counts[base + rank] >= 2 for base in (0, 9, 18) for rank in (1, 4, 7))
-
-
-@reading_level(gate=_has_258_pair, gate_params=())
+@reading_level
 def good_eyes(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.5 Good Eyes 將眼: the pair is 2, 5 or 8 of a suit. In Nico Nico the *winning tile*
     must be a 2, 5 or 8 (RULESETS §3.8)."""
@@ -539,8 +522,7 @@ def all_chows(r: Reading, f: HandFacts, p: dict) -> Hits:
     return [tuple(t for g in r.chows for t in g.tiles)]
 
 
-@reading_level(max_pungs=0, shapes=STANDARD, gate=lambda f, p: not f.flowers and not f.has_honours,
-               gate_params=())
+@reading_level(max_pungs=0, shapes=STANDARD)
 def all_chows_plain(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 All chows with no flowers and no honours 大平胡."""
     if f.flowers or f.has_honours:
@@ -568,13 +550,7 @@ def _closed(groups: list[Group], f: HandFacts, mode: str) -> bool:
     return not any(g.exposed for g in groups)  # all_concealed
 
 
-def _has_full_suit(f: HandFacts, p: dict) -> bool:
-    """A straight needs 1 to 9 of one suit."""
-    counts = f.counts
-    return any(all(counts[base:base + 9]) for base in (0, 9, 18))
-
-
-@reading_level(chows=3, gate=_has_full_suit, gate_params=())
+@reading_level(chows=3)
 def pure_straight(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 Pure straight 一條龍 (123-456-789 of one suit). ``params.closed``: only when closed, by
     ``self_drawn_completes`` (LRC/DXB §3.12), ``self_drawn`` (mahjongtime A-S1-2) or
@@ -597,12 +573,7 @@ def _mixed_straights(r: Reading) -> list[list[Group]]:
     return out
 
 
-def _has_mixed_straight_tiles(f: HandFacts, p: dict) -> bool:
-    """A mixed straight needs 123, 456 and 789 spread over the three suits, so all three suits."""
-    return len(f.suits) == 3
-
-
-@reading_level(chows=3, gate=_has_mixed_straight_tiles, gate_params=())
+@reading_level(chows=3)
 def mixed_straight(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 LRC/DXB Mixed Complete Sequence: 123, 456, 789 in three different suits (``params.closed`` as
     for the pure straight)."""
@@ -726,7 +697,7 @@ def two_terminal_chow_sets(r: Reading, f: HandFacts, p: dict) -> Hits:
     return [tuple(t for _, tiles in found for t in tiles)]
 
 
-@reading_level(shapes=STANDARD, gate=lambda f, p: 4 in f.counts, gate_params=())
+@reading_level(shapes=STANDARD)
 def four_ways(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 Four in 2/3/4 Ways (A-LRC-6): all four copies of a tile spread over ``params.ways``
     different groups (sets and the pair) of the reading. One hit per such tile."""
@@ -884,14 +855,7 @@ def all_simples(f: HandFacts, p: dict) -> Hits:
     return None if any(is_terminal_or_honour(t) for t in f.tiles) else _all(f)
 
 
-def _may_be_outside(f: HandFacts, p: dict) -> bool:
-    """Every group holds a 1, 9 or honour: no group can hold a 5 (345, 456, 567, 555, 55), and the
-    honours must be there or absent as the row asks."""
-    counts = f.counts
-    return p.get("honours", True) == f.has_honours and not (counts[4] or counts[13] or counts[22])
-
-
-@reading_level(shapes=STANDARD, gate=_may_be_outside, gate_params=("honours",))
+@reading_level(shapes=STANDARD)
 def outside_hand(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.8 Terminals + honours 混么 (``params.honours=true``) / terminals only 清么 (``false``): every
     set and the pair holds a 1, a 9 or an honour, as the seed's "Terminal Pongs/Sheungs" says.
@@ -909,12 +873,7 @@ def outside_hand(r: Reading, f: HandFacts, p: dict) -> Hits:
     return _all(f)
 
 
-def _gem_colours(f: HandFacts, p: dict) -> bool:
-    """One suit, and no honour but the gem's dragon."""
-    return len(f.suits) == 1 and f.suits == frozenset(p["suit"]) and all(t == p["dragon"] for t in f.honours)
-
-
-@reading_level(honour_pungs=1, gate=_gem_colours, gate_params=("suit", "dragon"))
+@reading_level(honour_pungs=1)
 def gem_hand(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.8 Jade / Ruby / Diamond / Sapphire: a pung of ``params.dragon`` plus ``params.suit`` only;
     any other honour disqualifies (R-15)."""

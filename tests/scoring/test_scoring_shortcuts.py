@@ -1,9 +1,8 @@
 """The engine's shortcuts never change an answer.
 
-Scoring skips work in three ways (see ``scoring/engine.py``): a row's per-hand *gate* closes it on
-every reading of a hand, waits are cached by the standing tiles, and decompositions are cached by
-their counts. Each is checked here against the slow, direct answer on the pattern examples (which
-fire every row) and on random legal hands of every kind.
+Scoring reuses work (see ``scoring/shapes.py`` and ``scoring/readings.py``): waits are cached by
+the standing tiles, decompositions and the standing tiles' layouts by their counts. Each is checked
+here against the slow, direct answer on the pattern examples and on random legal hands of every kind.
 """
 
 from __future__ import annotations
@@ -14,8 +13,6 @@ import pytest
 from test_scoring_patterns import EXAMPLES
 
 from scoring import list_rulesets, parse_notation
-from scoring.engine import _DEFAULT_TABLE, _implied, _prepare, check_hand
-from scoring.readings import HandFacts, enumerate_readings
 from scoring.samples import KINDS, random_hand
 from scoring.shapes import (
     INDEX,
@@ -42,30 +39,6 @@ def _hands(ruleset, count: int = 120):
                 except Exception:  # noqa: BLE001 - a near miss may be malformed on purpose
                     continue
     return hands
-
-
-@pytest.mark.parametrize("ruleset", RULESETS, ids=[rs.id for rs in RULESETS])
-def test_a_closed_gate_means_the_row_fires_on_no_reading(ruleset):
-    options, _, plan = _prepare(ruleset, _DEFAULT_TABLE)
-    opened = 0
-    for hand in _hands(ruleset):
-        context = _implied(hand.context)
-        if check_hand(hand, ruleset, context):
-            continue
-        facts = HandFacts(hand, context, options, ruleset.special_shapes)
-        readings = enumerate_readings(hand, facts, ruleset.special_shapes, ruleset.sets_needed)
-        for gate, gate_params, rows in plan.gates:
-            is_open = gate(facts, gate_params)
-            for n in rows:
-                row, function, params = plan.reading_rows[n]
-                assert gate(facts, params) == is_open, f"{row.id}: rows sharing a gate call disagree"
-                fires = any(function(reading, facts, params) for reading in readings)
-                if is_open:
-                    opened += fires
-                else:
-                    assert not fires, f"{ruleset.id}: gate of {row.id} closed on {hand}, but the row fires"
-    if plan.gates:
-        assert opened, "no gated row fired at all: the examples no longer exercise the gates"
 
 
 def _slow_waits(standing: list[int], used: list[int], special: tuple[str, ...]) -> list[int]:
@@ -103,3 +76,16 @@ def test_cached_decompositions_are_the_standard_splits():
         counts = counts_of(hand.concealed)
         assert [split for shape, split in decompositions(tuple(counts), ()) if shape == "standard"] == \
             standard_splits(counts)
+
+
+@pytest.mark.parametrize("ruleset", RULESETS, ids=[rs.id for rs in RULESETS])
+def test_cached_layouts_match_a_fresh_build(ruleset):
+    from scoring.readings import _standing_layouts
+
+    for hand in _hands(ruleset, 60):
+        if hand.winning_tile.endswith("f") or hand.winning_tile not in hand.concealed:
+            continue
+        args = (tuple(counts_of(hand.concealed)), INDEX[hand.winning_tile], not hand.context.self_drawn,
+                () if hand.melds else ruleset.special_shapes, ruleset.sets_needed - len(hand.melds))
+        for _ in range(2):
+            assert _standing_layouts(*args) == _standing_layouts.__wrapped__(*args)
