@@ -40,13 +40,21 @@ def add_distractors(extent: tuple[float, float, float, float], look: TileLook, r
              for _ in range(int(rng.integers(1, 4)))]
     spread = float(rng.uniform(70, 200))
     room = h * (0.48 if rng.random() < 0.4 else 0.58)  # dense heaps: tiles nearly touching
+    flat_discards: list[PlacedTile] = []
     for _ in range(n_discards):
+        if flat_discards and rng.random() < 0.1:  # thrown on top of another discard
+            below = flat_discards.pop(int(rng.integers(0, len(flat_discards))))
+            tiles.append(_stacked(rng, _draw_code(rng, remaining), below, look))
+            continue
         for _attempt in range(10):
             heap = heaps[int(rng.integers(0, len(heaps)))]
             cx, cy = (float(v) for v in heap + rng.normal(0, spread, 2))
             if cy > y1 + 25 and free(cx, cy, room):
-                tiles.append(_discard(rng, _draw_code(rng, remaining), cx, cy, look))
+                tile = _discard(rng, _draw_code(rng, remaining), cx, cy, look)
+                tiles.append(tile)
                 taken.append((cx, cy, room))
+                if not tile.standing and abs(tile.centre[2] - d / 2) < 1e-6:
+                    flat_discards.append(tile)
                 break
     # Walls: rows of face-down tiles stacked two high.
     for _ in range(int(rng.choice([0, 1, 1, 2, 2, 3, 4]))):
@@ -113,6 +121,14 @@ def _discard(rng: np.random.Generator, code: str, cx: float, cy: float, look: Ti
         axes = _rotate_about(axes[:, 0], tilt) @ axes
         centre[2] = d / 2 * math.cos(tilt) + h / 2 * math.sin(tilt)
     return PlacedTile(code, centre, axes, "distractor", face_down=not face_up)
+
+
+def _stacked(rng: np.random.Generator, code: str, below: PlacedTile, look: TileLook) -> PlacedTile:
+    """A discard lying flat on top of another one, shifted and turned a little."""
+    shift = rng.normal(0, 0.2, 2) * np.array([look.width, look.height])
+    centre = below.centre + np.array([shift[0], shift[1], look.depth + 0.2])
+    yaw = math.degrees(math.atan2(-below.axes[0, 1], below.axes[1, 1])) + float(rng.normal(0, 25))
+    return PlacedTile(code, centre, tile_axes(True, yaw), "distractor")
 
 
 def _rotate_about(axis: np.ndarray, angle: float) -> np.ndarray:
