@@ -171,11 +171,22 @@ class PhotoSource:
         self._cache: dict[int | None, np.ndarray] = {}
 
     def image(self, max_side: int | None = None) -> tuple[np.ndarray, float]:
-        """The upright image with its long side at most ``max_side`` (None = full), and its scale."""
+        """The upright image with its long side at most ``max_side`` (None = full), and its scale.
+
+        Only a JPEG shrunk to half size or less is decoded reduced; anything else is decoded once
+        at full size and resized from that copy, so a second request never decodes again.
+        """
         longest = max(self.full_size)
         key = None if max_side is None or max_side >= longest else int(max_side)
+        reduced = key is not None and self.header.format == "JPEG" and key * DRAFT_SLACK / longest <= 0.5
         if key not in self._cache:
-            self._cache[key] = _decode(self.path, key)[0]
+            if key is None or reduced:
+                self._cache[key] = _decode(self.path, key)[0]
+            else:
+                full, _ = self.image(None)
+                factor = key / longest
+                size = (max(1, round(full.shape[1] * factor)), max(1, round(full.shape[0] * factor)))
+                self._cache[key] = cv2.resize(full, size, interpolation=cv2.INTER_AREA)
         array = self._cache[key]
         return array, array.shape[1] / self.full_size[0]
 

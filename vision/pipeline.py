@@ -132,6 +132,7 @@ class PhotoReadError(InputError):
     def __init__(self, message: str, readings: list[TileReading]) -> None:
         super().__init__(message)
         self.readings = readings
+        self.timings: dict[str, float] = {}
 
 
 def _context_dict(context: Any) -> dict[str, Any]:
@@ -279,7 +280,9 @@ class PhotoPipeline:
         except PhotoReadError:
             raise
         except InputError as error:
-            raise PhotoReadError(str(error), readings) from None
+            failure = PhotoReadError(str(error), readings)
+            failure.timings = {**timings, "total": time.perf_counter() - started}
+            raise failure from None
         result.timings = {**timings, **result.timings, "total": time.perf_counter() - started}
         result.image_size = source.full_size
         return result
