@@ -20,7 +20,7 @@ from vision.synth.look import TileLook
 
 
 def add_distractors(extent: tuple[float, float, float, float], look: TileLook, rng: np.random.Generator,
-                     tiles: list[PlacedTile], extras: list[Body], hand: dict[str, Any]) -> None:
+                    tiles: list[PlacedTile], extras: list[Body], hand: dict[str, Any]) -> None:
     """Discards, walls, other players' racks, a tray in front of the row, a phone and coins."""
     x0, y0, x1, y1 = extent
     w, h, d = look.width, look.height, look.depth

@@ -19,7 +19,7 @@ from vision.synth.look import TileLook
 
 
 def frame_camera(rng: np.random.Generator, config: SceneConfig, hand_tiles: list[PlacedTile],
-                  look: TileLook) -> Camera:
+                 look: TileLook) -> Camera:
     """A camera that sees the whole hand inside the image with a margin, filling a random fraction."""
     points = np.concatenate([tile_corners(tile, look) for tile in hand_tiles])
     target = points.mean(axis=0) * np.array([1, 1, 0])

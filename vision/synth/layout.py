@@ -34,7 +34,7 @@ class PlacedTile:
 
 
 def lay_out_hand(plan: HandPlan, look: TileLook, rng: np.random.Generator, tiles: list[PlacedTile],
-                  config: SceneConfig) -> tuple[float, float, float, float]:
+                 config: SceneConfig) -> tuple[float, float, float, float]:
     """Place the hand's tiles (concealed row at y >= 0, melds beyond it); return its extent x0, y0, x1, y1."""
     w, h, d = look.width, look.height, look.depth
     gap = float(rng.uniform(0.2, 1.2))
@@ -175,8 +175,7 @@ def offset(rng: np.random.Generator) -> np.ndarray:
     return np.array([rng.normal(0, 0.4), rng.normal(0, 0.6), 0.0])
 
 
-def turn_scene(rng: np.random.Generator, tiles: list[PlacedTile], extras: list[Body],
-                extent: tuple[float, float, float, float]) -> None:
+def turn_scene(rng: np.random.Generator, tiles: list[PlacedTile], extras: list) -> None:
     """Turn the whole arrangement a little on the table, so the hand is not aligned with the texture."""
     angle = math.radians(float(rng.normal(0, 6)))
     rotation = np.array([[math.cos(angle), -math.sin(angle), 0], [math.sin(angle), math.cos(angle), 0],
@@ -191,6 +190,7 @@ def turn_scene(rng: np.random.Generator, tiles: list[PlacedTile], extras: list[B
 
 
 def tile_corners(tile: PlacedTile, look: TileLook) -> np.ndarray:
+    """The 8 corners (world mm) of a placed tile's body."""
     half = np.array([look.width, look.height, look.depth]) / 2
     signs = np.array([[sx, sy, sz] for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)], float)
     return tile.centre + (signs * half) @ tile.axes.T

@@ -60,7 +60,7 @@ def render_scene(rng: np.random.Generator, config: SceneConfig | None = None,
     hand_count = len(tiles)
     if config.distractors:
         add_distractors(hand_extent, look, rng, tiles, extras, hand)
-    turn_scene(rng, tiles, extras, hand_extent)
+    turn_scene(rng, tiles, extras)
     camera = frame_camera(rng, config, tiles[:hand_count], look)
     light = pick_light(rng)
 
