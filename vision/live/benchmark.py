@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from vision.live.stability import DEFAULT_HOLD_SECONDS
+
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="benchmark.py live", description=__doc__.split("\n\n")[0])
@@ -34,7 +36,9 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--height", type=int, default=720)
     parser.add_argument("--fps", type=float, default=30.0, help="camera frame rate of the played video")
     parser.add_argument("--seed", type=int, default=5, help="which rendered hand")
-    parser.add_argument("--hold", type=float, default=0.8, help="seconds the table must stay still")
+    parser.add_argument(
+        "--hold", type=float, default=DEFAULT_HOLD_SECONDS, help="seconds the table must stay still"
+    )
     parser.add_argument("--tile-interval", type=float, default=0.3, help="seconds between tiles put down")
     parser.add_argument(
         "--display",

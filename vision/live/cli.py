@@ -13,6 +13,7 @@ import typer
 
 from scoring import cli_options as opts
 from vision.live.run import LiveRequest, run_live
+from vision.live.stability import DEFAULT_HOLD_SECONDS
 
 Source = Annotated[
     str,
@@ -61,7 +62,7 @@ def register(app: typer.Typer) -> None:
         as_json: AsJson = False,
         annotate: AnnotateVideo = None,
         snapshots: Snapshots = None,
-        hold: Hold = 0.8,
+        hold: Hold = DEFAULT_HOLD_SECONDS,
         realtime: Realtime = False,
         max_seconds: MaxSeconds = None,
         reconnect_attempts: ReconnectAttempts = 5,

@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from vision.live.engine import HandOutcome, LiveUpdate
-from vision.live.stability import TableStatus
+from vision.live.stability import DEFAULT_HOLD_SECONDS, TableStatus
 from vision.overlay import annotate, confidence_colour
 
 FONT = cv2.FONT_HERSHEY_SIMPLEX
@@ -41,7 +41,7 @@ class PanelInfo:
     processed_fps: float = 0.0
     frozen: bool = False
     source_message: str = ""
-    hold_seconds: float = 0.8
+    hold_seconds: float = DEFAULT_HOLD_SECONDS
 
 
 def draw_live(image_bgr: np.ndarray, update: LiveUpdate | None, info: PanelInfo) -> np.ndarray:

@@ -18,7 +18,7 @@ from vision.live.capture import FrameGrabber, Pace, ReconnectPolicy, parse_sourc
 from vision.live.engine import EngineConfig, LiveEngine
 from vision.live.reading import PipelineHandReader
 from vision.live.session import KEY_HELP, EventSink, LiveSession, SessionOptions, SessionSummary
-from vision.live.stability import StabilityConfig
+from vision.live.stability import DEFAULT_HOLD_SECONDS, StabilityConfig
 from vision.live.tracker import TrackerConfig
 
 
@@ -34,7 +34,7 @@ class LiveRequest:
     json_lines: bool = False
     annotate: Path | None = None
     snapshot_dir: Path | None = None
-    hold_seconds: float = 0.8
+    hold_seconds: float = DEFAULT_HOLD_SECONDS
     realtime: bool = False
     max_seconds: float | None = None
     reconnect_attempts: int = 5

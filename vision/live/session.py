@@ -34,6 +34,7 @@ from scoring.errors import InputError
 from vision.live.capture import Frame, FrameGrabber, GrabberStatus, Pace
 from vision.live.engine import HandReader, LiveEngine, LiveEvent, LiveUpdate, StageTimes
 from vision.live.panel import PanelInfo, draw_live
+from vision.live.stability import DEFAULT_HOLD_SECONDS
 
 WINDOW_NAME = "taicam live"
 KEY_HELP = "keys: space freeze, s snapshot, r next rule set, c reset, q quit"
@@ -219,7 +220,7 @@ class LiveSession:
         make_reader: Callable[[str], HandReader],
         sink: EventSink,
         options: SessionOptions,
-        hold_seconds: float = 0.8,
+        hold_seconds: float = DEFAULT_HOLD_SECONDS,
     ) -> None:
         self.grabber = grabber
         self.engine = engine

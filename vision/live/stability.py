@@ -34,13 +34,18 @@ class TableStatus(StrEnum):
     STEADY = "steady"  # no activity for the hold time: the reading can be announced
 
 
+#: Seconds without activity before the table is read: long enough for a hand reaching in to count
+#: as activity, short enough to keep the change-to-score latency under 1.5 s.
+DEFAULT_HOLD_SECONDS = 0.7
+
+
 @dataclass(frozen=True)
 class StabilityConfig:
     """``hold_seconds``: how long the table must stay unchanged. ``occluded_tiles`` and
     ``occluded_fraction``: this many tiles (or this share of them) unseen in one frame means
     something is in the way."""
 
-    hold_seconds: float = 0.8
+    hold_seconds: float = DEFAULT_HOLD_SECONDS
     occluded_tiles: int = 2
     occluded_fraction: float = 0.15
 
