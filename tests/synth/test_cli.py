@@ -38,8 +38,9 @@ def test_synth_refuses_to_overwrite_and_rejects_bad_options(tmp_path: Path, caps
     assert main(["synth", str(tmp_path / "t"), "--count", "0", *SMALL]) == 2
     assert main(["synth", str(tmp_path / "t"), "--split", "test", *SMALL]) == 2
     assert main(["synth", str(tmp_path / "t"), "--width", "10", "--height", "240"]) == 2
+    assert main(["synth", str(tmp_path / "t"), "--workers", "0", *SMALL]) == 2
     err = capsys.readouterr().err
-    assert "Traceback" not in err and err.count("taicam: error:") == 3
+    assert "Traceback" not in err and err.count("taicam: error:") == 4
 
 
 def test_data_stats_preview_and_export(tmp_path: Path, capsys) -> None:

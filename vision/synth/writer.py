@@ -26,6 +26,7 @@ from vision.synth.scene import SceneConfig, render_scene
 MANIFEST_NAME = "manifest.jsonl"
 IMAGES_DIR = "images"
 MAX_SCENES = 1_000_000
+MAX_WORKERS = 64
 Job = tuple[int, int, SceneConfig, str, dict[str, Any] | None]  # seed, index, config, out folder, hand
 
 
@@ -81,8 +82,8 @@ def write_scenes(out: Path, count: int, seed: int, config: SceneConfig | None = 
         raise InputError(f"--count must be 1..{MAX_SCENES}, got {count}")
     if seed < 0:
         raise InputError(f"--seed must be >= 0, got {seed}")
-    if workers < 1:
-        raise InputError(f"--workers must be >= 1, got {workers}")
+    if not 1 <= workers <= MAX_WORKERS:
+        raise InputError(f"--workers must be 1..{MAX_WORKERS}, got {workers}")
     for number, hand in enumerate(hands or [], start=1):
         try:
             hand_from_json(hand)
