@@ -1,0 +1,71 @@
+"""The renderer's parts: face styles, lens distortion of labels, tile geometry."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from scoring.tiles import FACE_CODES
+from vision.dataset.crops import VALIDATION_SETS
+from vision.synth.bodies import Body, tile_axes
+from vision.synth.camera import distort_image, distort_points, orbit_camera
+from vision.synth.faces import FACE_SIZE, face_styles, fill_missing
+from vision.synth.procedural import available_fonts, procedural_style
+
+
+def test_procedural_sets_draw_all_42_distinct_faces() -> None:
+    assert len(available_fonts()) >= 4
+    style = procedural_style(np.random.default_rng(3), "proc:test")
+    faces = [style.faces[code][0] for code in FACE_CODES]
+    assert all(face.shape == (FACE_SIZE[1], FACE_SIZE[0], 3) for face in faces)
+    # Every face differs from every other (no blank or duplicated drawing).
+    for i in range(len(faces)):
+        for j in range(i + 1, len(faces)):
+            difference = np.abs(faces[i].astype(int) - faces[j].astype(int)).mean()
+            assert difference > 2.0, (FACE_CODES[i], FACE_CODES[j])
+
+
+def test_training_styles_mix_sources_and_validation_styles_are_held_out_sets() -> None:
+    train = face_styles("train")
+    kinds = {style.name.split(":")[0] for style in train}
+    assert "proc" in kinds
+    val = face_styles("val")
+    assert all(style.name.removeprefix("crop:") in VALIDATION_SETS for style in val)
+    assert not {s.name for s in val} & {s.name for s in train}
+
+
+def test_missing_faces_are_borrowed_from_another_style() -> None:
+    pool = face_styles("train")
+    partial = next((s for s in pool if len(s.codes) < len(FACE_CODES)), None)
+    if partial is None:
+        pytest.skip("every style is complete")
+    missing = next(code for code in FACE_CODES if code not in partial.codes)
+    face = fill_missing(partial, missing, pool, np.random.default_rng(0))
+    assert face.shape == (FACE_SIZE[1], FACE_SIZE[0], 3)
+
+
+def test_distorted_labels_follow_the_distorted_image() -> None:
+    """A dot drawn at an undistorted position lands where distort_points says (the labels' mapping)."""
+    width, height, k1 = 640, 480, 0.12
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        point = np.array([[rng.uniform(40, 600), rng.uniform(40, 440)]])
+        image = np.zeros((height, width, 3), np.uint8)
+        cv2.circle(image, tuple(int(round(v)) for v in point[0]), 3, (255, 255, 255), -1)
+        distorted = distort_image(image, k1)
+        moments = cv2.moments(distorted[:, :, 0].astype(np.float32))
+        found = np.array([moments["m10"] / moments["m00"], moments["m01"] / moments["m00"]])
+        expected = distort_points(np.round(point), k1, width, height)[0]
+        assert np.linalg.norm(found - expected) < 0.6
+
+
+def test_a_tile_face_projects_inside_its_body_outline_and_faces_the_camera() -> None:
+    camera = orbit_camera(np.zeros(3), 600.0, 50.0, -90.0, 0.0, 800.0, 640, 480)
+    body = Body(np.array([0.0, 0.0, 10.0]), tile_axes(True, 0.0), (28.0, 37.0, 20.0), (0, 0, 0), (0, 0, 0))
+    face, _ = camera.project(body.side_quad(2, 1))
+    outline = body.footprint_polygon(camera).reshape(-1, 2).astype(np.float32)
+    for x, y in face:
+        assert cv2.pointPolygonTest(outline, (float(x), float(y)), True) > -1.0
+    # Corner 0 is the face's top-left as read: away from the player (smaller y in the image), at left.
+    assert face[0][1] < face[3][1] and face[0][0] < face[1][0]
