@@ -271,6 +271,21 @@ def _runs(tiles: list[_Tile]) -> list[list[_Tile]]:
     return runs
 
 
+#: A tile this much longer (along the row, relative to its height) than its row's tiles lies sideways.
+SIDEWAYS_RATIO = 1.45
+
+
+def _looks_sideways(row: list[_Tile]) -> _Tile | None:
+    """The one tile of a row whose proportions are turned against its neighbours', if exactly one:
+    a sideways tile the detector did not flag."""
+    if len(row) < 4:
+        return None
+    ratios = [t.along / max(t.across, 1e-6) for t in row]
+    reference = float(np.median(ratios))
+    turned = [t for t, r in zip(row, ratios, strict=True) if r >= SIDEWAYS_RATIO * reference and not t.back]
+    return turned[0] if len(turned) == 1 else None
+
+
 def _plain(run: list[_Tile]) -> int:
     return sum(1 for t in run if t.plain)
 
@@ -472,6 +487,11 @@ def _winning_tile(concealed: list[_Tile], frame: _Frame, others: list[list[_Tile
                             "as the winning tile")
         run = min(apart, key=lambda item: item[0])[1]
         return run[0], run
+    turned = _looks_sideways(concealed)
+    if turned is not None:
+        warnings.append("the winning tile was found by its shape (lying across the row), not flagged by the "
+                        "detector")
+        return turned, None
     warnings.append("the photo does not show which tile won (no sideways tile, none set apart); "
                     "every possible winning tile is considered")
     return None, None
