@@ -46,9 +46,25 @@ def pick_look(rng: np.random.Generator, config: SceneConfig) -> TileLook:
     back = np.array(BACK_COLOURS_BGR[int(rng.integers(0, len(BACK_COLOURS_BGR)))], np.float32)
     back = np.clip(back * rng.uniform(0.8, 1.15) + rng.normal(0, 8, 3), 0, 255)
     back_bgr = tuple(int(v) for v in back)
-    back_texture = np.empty((32, 24, 3), np.uint8)
-    back_texture[:] = back_bgr
-    back_texture = bevelled(cv2.resize(back_texture, (96, 128)))
+    back_texture = bevelled(_back_texture(rng, back_bgr))
     return TileLook(style=style, pool=pool, width=width, height=width * float(rng.uniform(1.28, 1.4)),
                     depth=width * float(rng.uniform(0.66, 0.8)), back_bgr=back_bgr,
                     back_texture=back_texture, layer=float(rng.uniform(0.45, 0.7)))
+
+
+def _back_texture(rng: np.random.Generator, colour: tuple[int, int, int]) -> np.ndarray:
+    """A tile back: plain (most sets), with a moulded emblem, or with a faint marbled grain."""
+    width, height = 96, 128
+    texture = np.empty((height, width, 3), np.uint8)
+    texture[:] = colour
+    draw = rng.random()
+    if draw < 0.2:
+        shade = tuple(int(c * 0.85) for c in colour)
+        cv2.circle(texture, (width // 2, height // 2), int(width * 0.28), shade, 2, cv2.LINE_AA)
+        cv2.circle(texture, (width // 2, height // 2), int(width * 0.12), shade, -1, cv2.LINE_AA)
+    elif draw < 0.4:
+        grain = cv2.resize(rng.normal(0, 1, (8, 6)).astype(np.float32), (width, height),
+                           interpolation=cv2.INTER_CUBIC)
+        marbled = texture.astype(np.float32) * (1 + 0.06 * grain[:, :, None])
+        texture = np.clip(marbled, 0, 255).astype(np.uint8)
+    return texture
