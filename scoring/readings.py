@@ -213,16 +213,20 @@ def _wait_role(kind: str, first: int, win: int) -> str:
     return "open"
 
 
-_GROUPS: dict[tuple[str, int, bool, bool], Group] = {}
+_GROUP_IDS: dict[tuple[str, int, bool, bool], int] = {}
+_GROUP_TABLE: list[Group] = []
 
 
-def _standing_group(kind: str, first: int, hidden: bool, winning: bool) -> Group:
-    """Groups of standing tiles are immutable once built, so readings share them."""
+def _standing_group_id(kind: str, first: int, hidden: bool, winning: bool) -> int:
+    """Groups of standing tiles are immutable once built, so readings share them; cached layouts
+    refer to them by number (a tuple of ints is invisible to the garbage collector, a tuple of
+    groups would make every full collection walk the whole cache)."""
     key = (kind, first, hidden, winning)
-    group = _GROUPS.get(key)
-    if group is None:
-        group = _GROUPS[key] = Group(kind, first, _tiles_of(kind, first), hidden=hidden, winning=winning)
-    return group
+    number = _GROUP_IDS.get(key)
+    if number is None:
+        number = _GROUP_IDS[key] = len(_GROUP_TABLE)
+        _GROUP_TABLE.append(Group(kind, first, _tiles_of(kind, first), hidden=hidden, winning=winning))
+    return number
 
 
 def _tiles_of(kind: str, first: int) -> tuple[str, ...]:
@@ -243,14 +247,15 @@ def enumerate_readings(hand: Hand, facts: HandFacts, shapes: tuple[str, ...],
     melds = [_meld_group(m) for m in hand.melds]
     layouts = _standing_layouts(tuple(counts_of(hand.concealed)), INDEX[hand.winning_tile],
                                 not facts.self_drawn, () if melds else shapes, sets_needed - len(melds))
-    return [Reading(shape, melds + list(groups), wait) for shape, groups, wait in layouts]
+    table = _GROUP_TABLE
+    return [Reading(shape, melds + [table[n] for n in numbers], wait) for shape, numbers, wait in layouts]
 
 
 @lru_cache(maxsize=16384)
 def _standing_layouts(counts: tuple[int, ...], win: int, discard: bool, shapes: tuple[str, ...],
-                      free_sets: int) -> tuple[tuple[str, tuple[Group, ...], str], ...]:
-    """The standing tiles' part of every reading: (shape, groups, wait role). It depends only on
-    these arguments (groups are immutable and shared), so it is cached: the photo decoder and a
+                      free_sets: int) -> tuple[tuple[str, tuple[int, ...], str], ...]:
+    """The standing tiles' part of every reading: (shape, group numbers, wait role). It depends only
+    on these arguments (groups are immutable and shared), so it is cached: the photo decoder and a
     hand scored under several rule sets ask for the same layouts again."""
     out = []
     for shape, split in decompositions(counts, shapes):
@@ -268,7 +273,7 @@ def _standing_layouts(counts: tuple[int, ...], win: int, discard: bool, shapes: 
             for n, (kind, first) in enumerate(split):
                 winning = n == place
                 hidden = not (winning and discard and kind == "pung")
-                groups.append(_standing_group(kind, first, hidden, winning))
+                groups.append(_standing_group_id(kind, first, hidden, winning))
             kind, first = split[place]
             out.append((shape, tuple(groups), _wait_role(kind, first, win)))
     return tuple(out)

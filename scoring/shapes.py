@@ -183,11 +183,10 @@ SPECIAL_SHAPES = {
 }
 
 
-@lru_cache(maxsize=16384)
 def decompositions(counts: tuple[int, ...], special: tuple[str, ...]) -> tuple[Shaped, ...]:
     """Every ``(shape, groups)`` reading of 17 standing tiles: ``standard`` splits into sets and a
-    pair, then the ``special`` shapes that fit. Cached by the counts, so a hand scored under
-    several rule sets (or re-scored by the photo decoder) is decomposed once."""
+    pair, then the ``special`` shapes that fit. Not cached itself: the layouts built from it are
+    (``readings._standing_layouts``), and every cache entry is garbage-collector work."""
     out: list[Shaped] = [("standard", split) for split in standard_splits(list(counts))]
     for shape in special:
         out.extend((shape, split) for split in SPECIAL_SHAPES[shape](list(counts)))

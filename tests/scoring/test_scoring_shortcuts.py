@@ -1,8 +1,9 @@
 """The engine's shortcuts never change an answer.
 
-Scoring reuses work (see ``scoring/shapes.py`` and ``scoring/readings.py``): waits are cached by
-the standing tiles, decompositions and the standing tiles' layouts by their counts. Each is checked
-here against the slow, direct answer on the pattern examples and on random legal hands of every kind.
+Scoring reuses work (see ``scoring/shapes.py`` and ``scoring/readings.py``): waits are cached by the
+standing tiles, and the standing tiles' layouts (built from their decompositions) by their counts.
+Each is checked here against the slow, direct answer on the pattern examples and on random legal
+hands of every kind.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def test_cached_waits_match_trying_every_tile(ruleset):
             assert winning_tiles(standing, used, special) == _slow_waits(standing, used, special), hand
 
 
-def test_cached_decompositions_are_the_standard_splits():
+def test_decompositions_are_the_standard_splits():
     rng = random.Random(5)
     for _ in range(200):
         hand = random_hand(rng, rng.choice(("simple", "multi", "honours")))
