@@ -313,7 +313,7 @@ def scene_from_render(image: np.ndarray, record: Any) -> TableScene:
         np.asarray(tile.quad if tile.quad is not None else _box_quad(tile.box), float) for tile in tiles
     )
     size = float(np.median([max(np.ptp(quad[:, 0]), np.ptp(quad[:, 1])) for quad in quads]))
-    region = hand_region(image.shape, quads, 0.8 * size)
+    region = hand_region(image.shape, quads, 1.3 * size)  # bodies and their soft shadows
     empty = empty_table(image, region)
     bodies = tuple(tile_bodies(image, empty, quads, region))
     order = tuple(
