@@ -280,8 +280,9 @@ def check_hand(hand: Hand, ruleset: RuleSet, context) -> str | None:
             return f"winning flower {hand.winning_tile} is not among the hand's flowers"
     else:
         if size != ruleset.hand_tiles + 1:
+            hint = _kong_hint(hand, ruleset, size)
             return (f"wrong tile count: {size} tile(s) (kongs counted as 3); a win under {ruleset.id} "
-                    f"needs {ruleset.hand_tiles + 1} ({sets} sets + a pair)")
+                    f"needs {ruleset.hand_tiles + 1} ({sets} sets + a pair){hint}")
         if hand.winning_tile not in hand.concealed:
             return f"winning tile {hand.winning_tile} is not among the standing (concealed) tiles"
     if len(hand.melds) > sets:
@@ -297,6 +298,16 @@ def check_hand(hand: Hand, ruleset: RuleSet, context) -> str | None:
     if context.discarder and context.self_drawn:
         return "context: a self-drawn win has no discarder"
     return None
+
+
+def _kong_hint(hand: Hand, ruleset: RuleSet, size: int) -> str:
+    """A kong laid down one tile short of seven pairs + a pung was meant as two of its pairs."""
+    kongs = [m for m in hand.melds if m.kind == "kong"]
+    if size != ruleset.hand_tiles or not kongs or "seven_pairs_pung" not in ruleset.special_shapes:
+        return ""
+    tile = kongs[0].tiles[0]
+    return (f"; four of a kind counts as two pairs of seven pairs + a pung only while it stands in the "
+            f"hand: write {tile[0] * 4}{tile[1]}, not ({tile[0] * 4}{tile[1]})")
 
 
 def _meld_problem(meld) -> str | None:

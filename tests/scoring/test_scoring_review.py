@@ -98,3 +98,11 @@ def test_a_json_null_hand_is_one_bad_hand_not_a_batch(capsys, tmp_path):
     out, err = capsys.readouterr()
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "JSON object" in err
+
+
+def test_a_kong_laid_down_for_seven_pairs_gets_a_hint():
+    """Four of a kind counts as two pairs only while it stands in the hand (seed 000: "2x pairs not
+    declared as Concealed Kong"); a player who writes it as a concealed kong is one tile short."""
+    report = score_hand(parse_notation("(1111m) 22m 33p 44p 55s 66s 99p +9p @seat=S"), "lrc")
+    assert not report.valid and "wrong tile count" in report.reason
+    assert "two pairs" in report.reason and "1111m" in report.reason
