@@ -1,18 +1,18 @@
-"""Tile face textures in many styles, loaded or drawn once and cached.
+"""Tile face textures in many styles, loaded or drawn on first use and cached.
 
-A *style* is one look of a whole set: the face image for each of the 42 codes, the ivory of the
-face side and the colour of the back. Sources, so the models do not learn one artist:
+A *style* is one look of a whole set: the face images for the 42 codes and the ivory of the face
+side (body size and back colour are chosen per scene, in :mod:`vision.synth.look`). Sources, so
+the models do not learn one artist:
 
 - ``crop:<set_id>``: the real photos of ``crops-labelled``, one style per physical set (from
   :mod:`vision.dataset.crops`); validation sets are only used when asked for (``split="val"``).
 - ``art:uni`` / ``art:unib``: the public-domain Unicode art (all 42 faces).
-- ``art:fluffy``: FluffyStuff's riichi glyphs on an ivory body (no flowers: those come from
-  the procedural drawer in that style's inks).
+- ``art:fluffy``: FluffyStuff's riichi glyphs on an ivory body (34 faces, no flowers).
 - ``proc:<n>``: procedurally drawn sets (:mod:`vision.synth.procedural`): drawn dots and bamboo,
-  font or art glyphs in random inks, optional corner indices, flowers with their numbers.
+  font characters in random inks, optional corner indices, flowers with their numbers.
 
-Faces are stored at :data:`FACE_SIZE` (width, height) BGR uint8; the renderer warps them.
-Missing codes in a real set fall back to another set of the same split, then to art.
+Faces are stored at :data:`FACE_SIZE` (width, height) BGR uint8; the renderer warps them. A face a
+style lacks is borrowed from another style of the same pool (:func:`fill_missing`).
 """
 
 from __future__ import annotations
