@@ -2,7 +2,8 @@
 
 They hide parts of tiles (partial occlusion, recorded in each tile's ``visible`` fraction) and
 teach the detector that a skin-coloured or dark rectangle is not a tile. Hands are drawn last,
-hovering above the table; phones and coins lie on it and are sorted with the tiles by depth.
+hovering above the table; phones and coins lie on it and are drawn before the tiles (they are
+never under one).
 """
 
 from __future__ import annotations
