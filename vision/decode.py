@@ -39,7 +39,7 @@ SEARCH_BUDGET = 30_000
 ALTERNATIVE_RATIO = 1e-3
 MAX_ALTERNATIVES = 8
 #: Readings examined after the best one to find runners-up and measure the legal mass.
-ALTERNATIVE_BUDGET = 4_000
+ALTERNATIVE_BUDGET = 2_000
 #: Options per exposed group kept (sorted by probability).
 MAX_GROUP_OPTIONS = 60
 

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import cv2
 
-SAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "samples" / "hand-flat-row.jpg"
+SAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "samples" / "hand-overhead.jpg"
 SIZES = ((1280, 960), (4032, 3024))
 
 
