@@ -378,6 +378,21 @@ def _context_warnings(facts: HandFacts, ruleset: RuleSet, table: TableSettings) 
     if facts.context.seat_wind is None and (
             ("seat_flowers" in uses and facts.flowers) or ("wind_pung" in uses and wind_pungs)):
         out.append("seat wind not given: seat flower / seat wind items were not scored")
+    if facts.context.round_wind is None and wind_pungs and _scores_round_wind(ruleset, facts.options):
+        out.append("round wind not given: round wind items were not scored")
     if facts.context.ting and not table.ting:
         out.append("Ting was declared but the table does not play Ting: no Ting item")
     return out
+
+
+def _scores_round_wind(ruleset: RuleSet, options: dict) -> bool:
+    """Whether a row switched on under ``options`` scores a pung of the round wind."""
+    for row in ruleset.patterns:
+        if (row.when is not None and not options.get(row.when)) or (
+                row.unless is not None and options.get(row.unless)):
+            continue
+        params = resolve_params(row.params, options)
+        if (row.detector == "wind_pung" and params.get("which") == "round") or (
+                row.detector == "own_wind_pung" and params.get("round_wind")):
+            return True
+    return False

@@ -106,3 +106,18 @@ def test_a_kong_laid_down_for_seven_pairs_gets_a_hint():
     report = score_hand(parse_notation("(1111m) 22m 33p 44p 55s 66s 99p +9p @seat=S"), "lrc")
     assert not report.valid and "wrong tile count" in report.reason
     assert "two pairs" in report.reason and "1111m" in report.reason
+
+
+def test_a_wind_pung_without_the_round_wind_warns_that_round_items_were_not_scored():
+    """LRC scores "1x Pong of Winds of the Round +1": with no round wind given (R-1) the item cannot
+    be scored, and the player should be told, as for the seat wind."""
+    report = score_hand(parse_notation("EEE 123m 456m 234p 678p 5s +5s @seat=S @from=W"), "lrc")
+    assert any("round wind not given" in w for w in report.warnings)
+    given = score_hand(parse_notation("EEE 123m 456m 234p 678p 5s +5s @seat=S @round=E @from=W"), "lrc")
+    assert "round_wind_pung" in items(given)
+    assert not any("round wind" in w for w in given.warnings)
+
+
+def test_no_round_wind_warning_where_the_rule_set_has_no_round_item():
+    report = score_hand(parse_notation("EEE 123m 456m 234p 678p 5s +5s @seat=S @from=W"), "mahjongtime")
+    assert not any("round wind" in w for w in report.warnings)
