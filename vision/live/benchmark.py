@@ -137,6 +137,7 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         "frames_read": summary.frames_read,
         "frames_processed": summary.frames_processed,
         "processed_fps": round(summary.processed_fps, 2),
+        "detector_runs": summary.frames_detected,
         "displayed_fps": round(summary.frames_shown / summary.wall_seconds, 2)
         if summary.wall_seconds
         else 0.0,

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from vision.live.motion import ChangeGate, GateConfig
 from vision.live.stability import (
     ReadingKey,
     StabilityConfig,
@@ -84,6 +85,8 @@ class EngineConfig:
     stability: StabilityConfig = field(default_factory=StabilityConfig)
     #: A settled, unmoved tile is re-classified at least this often (seconds); 0 = every frame.
     classify_refresh: float = 1.0
+    #: When to skip the detector on a frame that shows the same scene as the last detected one.
+    gate: GateConfig = field(default_factory=GateConfig)
 
 
 @dataclass(frozen=True)
@@ -113,6 +116,8 @@ class LiveUpdate:
     event: LiveEvent | None
     times: StageTimes
     classified: int = 0
+    #: The detector ran on this frame (False: the picture had not changed, detections reused).
+    detected: bool = True
     #: This frame read the table (layout, decode, score): the panel's reading changed.
     read_now: bool = False
 
@@ -141,6 +146,7 @@ class LiveEngine:
         """Forget every tile and the announced hand (the "reset" key)."""
         self.tracker = TrackerState(config=self.config.tracker)
         self.stability = StabilityState()
+        self.gate = ChangeGate(self.config.gate)
         self.announced: HandOutcome | None = None
         self._evaluated_key: tuple[TableKey, ReadingKey] | None = None
         self._evaluated: HandOutcome | None = None
@@ -157,7 +163,12 @@ class LiveEngine:
     def process(self, image_bgr: np.ndarray, timestamp: float, frame_index: int = 0) -> LiveUpdate:
         """Detect and classify ``image_bgr`` (only tiles that need it), then :meth:`step`."""
         started = time.perf_counter()
-        detections = self.detector.detect(image_bgr)
+        reused = self.gate.reusable(image_bgr, timestamp)
+        if reused is None:
+            detections = self.detector.detect(image_bgr)
+            self.gate.remember(image_bgr, timestamp, detections)
+        else:
+            detections = reused
         detected = time.perf_counter()
         assignment = match_detections(self.tracker.tracks, detections, self.config.tracker)
         to_classify = [
@@ -196,6 +207,7 @@ class LiveEngine:
             times=times,
             classified=len(to_classify),
             read_now=update.read_now,
+            detected=reused is None,
         )
 
     def step(self, observations: list[Observation], timestamp: float, frame_index: int = 0) -> LiveUpdate:

@@ -61,6 +61,7 @@ class SessionSummary:
     frames_read: int = 0
     frames_processed: int = 0
     frames_shown: int = 0
+    frames_detected: int = 0  # frames the detector ran on (a still picture reuses detections)
     hands_announced: int = 0
     wall_seconds: float = 0.0
     processing_seconds: float = 0.0
@@ -372,6 +373,7 @@ class LiveSession:
             self._latest = update
             self._process_times.append(time.monotonic())
             self.summary.frames_processed += 1
+            self.summary.frames_detected += int(update.detected)
             now = time.monotonic()
             first = self.summary.processed_span[0] if self.summary.frames_processed > 1 else now
             self.summary.processed_span = (first, now)
