@@ -41,6 +41,9 @@ HAND_REACH = 4.5
 COLLINEAR = 0.45
 #: ... and at most this many tile widths beyond its end are part of it (gaps between its sets).
 ROW_GAP = 1.6
+#: A lone upright tile in line with the row joins it when its centre is at most this many widths
+#: beyond the row's end (touching, with the detector's box noise); farther, it is set apart.
+LONE_JOIN = 1.35
 #: Each further row of sets lies at most this many tile heights beyond the previous one.
 ROW_STEP = 2.2
 #: ... and at most this many tile widths beyond its ends (along it).
@@ -252,7 +255,7 @@ def _runs(tiles: list[_Tile]) -> list[list[_Tile]]:
             continue
         other = tiles[best]
         gap = best_du - (tile.along + other.along) / 2
-        if gap <= GROUP_GAP * min(tile.width, other.width):
+        if gap <= GROUP_GAP * (tile.width + other.width) / 2:
             right[i] = best
     left = {}
     for i, j in right.items():
@@ -411,10 +414,13 @@ def _row_with(runs: list[list[_Tile]], start: int) -> list[int]:
         grown = False
         frame = _Frame.of([t for k in members for t in runs[k]])
         for k, run in enumerate(runs):
-            if k in members or (len(run) == 1 and not run[0].rotated) or not any(t.plain for t in run):
+            if k in members or not any(t.plain for t in run):
                 continue
             ends = [frame.position(t) for t in (run[0], run[-1])]
-            if all(across <= COLLINEAR for _, across in ends) and min(b for b, _ in ends) <= ROW_GAP:
+            # A lone upright tile joins only when it touches the row (centre about one width beyond
+            # its end); a clear gap makes it the winning tile set apart.
+            reach = ROW_GAP if len(run) > 1 or run[0].rotated else LONE_JOIN
+            if all(across <= COLLINEAR for _, across in ends) and min(b for b, _ in ends) <= reach:
                 members.append(k)
                 grown = True
     return members
