@@ -1,7 +1,7 @@
 """Train the tile classifier from scratch and export it: ``python scripts/train_classifier.py``.
 
 Writes ``models/classifier.onnx`` and ``models/classifier.labels.json`` (codes, calibration
-temperature, recipe). Fixed seed; about 25 minutes on 2 CPU cores with the defaults. The recipe
+temperature, recipe). Fixed seed; 39 minutes on 2 busy shared CPU cores with the defaults. The recipe
 lives in ``vision.training.classifier_train``; this file only parses options.
 """
 

@@ -37,11 +37,13 @@ needs_art = pytest.mark.skipif(not (shared_data_dir() / "art").is_dir(),
 @needs_art
 def test_one_training_step_exports_a_model_the_runtime_reads(tmp_path: Path) -> None:
     samples = art_samples(shared_data_dir() / "art")[:24]
-    result = train_classifier(TrainConfig(steps=1, batch_size=8), log=lambda _: None, samples=samples)
+    result = train_classifier(TrainConfig(steps=1, batch_size=8), log=lambda _: None, samples=samples,
+                              calibrate=False)
     onnx_path = tmp_path / "classifier.onnx"
     export_onnx(result.model, onnx_path)
     crops = [sample.image for sample in samples[:4]]
     assert verify_onnx(result.model, onnx_path, crops) < 1e-4
+    assert result.temperature == 1.0
     write_labels(tmp_path / "classifier.labels.json", result.temperature, TrainConfig(steps=1))
     classifier = TileClassifier(onnx_path)
     ranked = classifier.classify_crops(crops, top_k=3)

@@ -2,8 +2,8 @@
 
 Why this shape: tiles are read from crops as small as 20x30 pixels (table photos), so a deep
 stack of 3x3 residual blocks with four stride-2 steps (64x48 -> 4x3) sees the whole face by the
-last stage, while ~1.2 M parameters keep the ONNX file small and CPU inference well under a
-millisecond per crop.
+last stage, while ~1.2 M parameters keep the ONNX file small (4.9 MB) and CPU inference at a
+few milliseconds per crop.
 """
 
 from __future__ import annotations

@@ -107,8 +107,12 @@ def calibrate_onnx(onnx_path: Path) -> tuple[float, int]:
 
 
 def train_classifier(config: TrainConfig, log: Callable[[str], None] = print,
-                     samples: list[Sample] | None = None) -> TrainResult:
-    """Train :class:`TileNet` on augmented crops; return the model and its fitted temperature."""
+                     samples: list[Sample] | None = None, calibrate: bool = True) -> TrainResult:
+    """Train :class:`TileNet` on augmented crops; return the model and its fitted temperature.
+
+    ``samples`` replaces the recipe's sources and ``calibrate=False`` skips the temperature fit
+    (temperature 1): both only for the smoke test, which must stay fast.
+    """
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
     start = time.time()
@@ -139,7 +143,7 @@ def train_classifier(config: TrainConfig, log: Callable[[str], None] = print,
             log(f"step {step}/{config.steps} loss {running:.3f} lr {schedule.get_last_lr()[0]:.2e} "
                 f"{time.time() - start:.0f}s")
     model.eval()
-    images, labels = calibration_samples()
+    images, labels = calibration_samples() if calibrate else ([], np.zeros(0, np.int64))
     temperature = fit_temperature(predict_logits(model, images), labels) if len(labels) else 1.0
     log(f"temperature {temperature:.3f} on {len(labels)} calibration crops")
     return TrainResult(model, temperature, time.time() - start, describe_sources(samples), len(labels))
