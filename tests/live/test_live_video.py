@@ -34,7 +34,7 @@ pytestmark = [
     pytest.mark.skipif(bool(missing), reason=f"shipped models not present yet: {', '.join(missing)}"),
 ]
 
-CANDIDATE_SEEDS = (5, 12, 20, 3, 7, 9, 11, 13)
+CANDIDATE_SEEDS = (25, 5, 12, 20, 26, 3, 7, 9)
 HOLD = 0.8
 
 

@@ -336,14 +336,16 @@ def _box_quad(box: Sequence[float]) -> list[list[float]]:
 
 
 def camera_like_config(width: int, height: int) -> Any:
-    """Scene settings for a webcam over the table: steady, fairly high, clean picture, no clutter."""
+    """Scene settings for a webcam over the table: looking down on the laid-out hand (tiles flat),
+    steady, clean picture, no clutter; held-out tile sets only."""
     from vision.synth.scene import SceneConfig
 
     return SceneConfig(
         width=width,
         height=height,
         split="val",
-        elevation_degrees=(55.0, 90.0),
+        standing_probability=0.0,
+        elevation_degrees=(70.0, 90.0),
         azimuth_jitter_degrees=5.0,
         any_azimuth_probability=0.0,
         roll_degrees=3.0,
