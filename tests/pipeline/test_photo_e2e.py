@@ -1,10 +1,11 @@
 """End to end with the shipped ONNX models: photo file -> tiles, groups, hand, score or a clear refusal.
 
 The shipped models find and read most tiles but rarely every tile of a hand (models/MODEL_CARD.md),
-so whole-hand exactness is measured by ``scripts/evaluate.py hands`` (numbers in the README), and exact hands, groups and totals are pinned by test_samples.py on the
-samples' labelled tiles. Here the floors are the shipped models' measured tile recall and accuracy
-on the bundled photos (a regression fails them), every photo must end as a scored hand or a
-one-line refusal with its tiles reported, and the README's overhead photo is read exactly.
+so whole-hand exactness is measured by ``scripts/evaluate.py hands`` (numbers in the README), and
+exact hands, groups and totals are pinned by test_samples.py on the samples' labelled tiles. Here
+the floors are the shipped models' measured tile recall and accuracy on the bundled photos (a
+regression fails them), every photo must end as a scored hand or a one-line refusal with its tiles
+reported, and the README's overhead photo is read exactly.
 """
 
 from __future__ import annotations
