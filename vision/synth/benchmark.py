@@ -57,7 +57,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
-    config = SceneConfig(width=args.width, height=args.height)
+    config = SceneConfig.like_real_photos(width=args.width, height=args.height)  # as taicam synth
     single = measure_single(args.count, config, args.seed)
     result: dict[str, object] = {"size": f"{args.width}x{args.height}", "single_process": single,
                                  "target_scenes_per_s": TARGET_SCENES_PER_SECOND}

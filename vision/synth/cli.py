@@ -50,7 +50,8 @@ def _synth(out: Path, count: int | None, seed: int, width: int, height: int, spl
 
     if split not in ("train", "val"):
         raise InputError(f"--split must be train or val, got {split!r}")
-    config = SceneConfig(width=width, height=height, split=split, distractors=not no_distractors)
+    config = SceneConfig.like_real_photos(width=width, height=height, split=split,
+                                          distractors=not no_distractors)
     started = time.perf_counter()
 
     def progress(done: int, total: int) -> None:

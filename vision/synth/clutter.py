@@ -20,7 +20,8 @@ from vision.synth.look import TileLook
 
 
 def add_distractors(extent: tuple[float, float, float, float], look: TileLook, rng: np.random.Generator,
-                    tiles: list[PlacedTile], extras: list[Body], hand: dict[str, Any]) -> None:
+                    tiles: list[PlacedTile], extras: list[Body], hand: dict[str, Any],
+                    max_discards: int = 70) -> None:
     """Discards, walls, other players' racks, a tray in front of the row, a phone and coins."""
     x0, y0, x1, y1 = extent
     w, h, d = look.width, look.height, look.depth
@@ -35,7 +36,7 @@ def add_distractors(extent: tuple[float, float, float, float], look: TileLook, r
 
     remaining = _remaining_counts(hand)
     # Discards: face up, any angle, in loose heaps in the middle of the table (the "seabed").
-    n_discards = int(rng.integers(0, 71)) if rng.random() < 0.85 else 0
+    n_discards = int(rng.integers(0, max_discards + 1)) if rng.random() < 0.85 else 0
     heaps = [np.array([rng.uniform(-350, 350), rng.uniform(y1 + 80, y1 + 450)])
              for _ in range(int(rng.integers(1, 4)))]
     spread = float(rng.uniform(70, 200))

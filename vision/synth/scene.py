@@ -59,7 +59,7 @@ def render_scene(rng: np.random.Generator, config: SceneConfig | None = None,
     hand_extent = lay_out_hand(plan, look, rng, tiles, config)
     hand_count = len(tiles)
     if config.distractors:
-        add_distractors(hand_extent, look, rng, tiles, extras, hand)
+        add_distractors(hand_extent, look, rng, tiles, extras, hand, config.max_discards)
     turn_scene(rng, tiles, extras)
     camera = frame_camera(rng, config, tiles[:hand_count], look)
     light = pick_light(rng)
