@@ -115,12 +115,16 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         for document, clock in zip(summary.events, summary.event_clock, strict=True)
         if document["event"] == "hand"
     ]
+    from scoring import hand_from_json, score_hand
+
+    expected_total = score_hand(hand_from_json(scene.hand)).total
     latency = None
     announced_total = None
     if hands:
         document, clock = hands[0]
-        latency = clock - (started + times.last_tile)
         announced_total = (document.get("score") or {}).get("total")
+        if announced_total == expected_total:  # a wrong hand announced late is not a latency
+            latency = clock - (started + times.last_tile)
     clears = [
         clock
         for document, clock in zip(summary.events, summary.event_clock, strict=True)
@@ -131,9 +135,6 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     # reading of the whole table: the panel shows it (complete hand or not) from this moment on.
     readings = [clock for media_time, clock, _ in summary.reading_clock if media_time >= times.last_tile]
     read_latency = readings[0] - (started + times.last_tile) if readings else None
-    from scoring import hand_from_json, score_hand
-
-    expected_total = score_hand(hand_from_json(scene.hand)).total
     detect = [stage.detect for stage in summary.stage_times]
     classify = [stage.classify for stage in summary.stage_times]
     return {
