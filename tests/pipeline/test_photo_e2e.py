@@ -23,7 +23,7 @@ from vision.evaluation.hands import match_labels, resolve_image
 from vision.models import models_dir
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
-RECORDS = read_manifest(SAMPLES / "manifest.jsonl")
+RECORDS = read_manifest(SAMPLES / "manifest.jsonl") + read_manifest(SAMPLES / "overhead.jsonl")
 REAL = read_manifest(SAMPLES / "real" / "manifest.jsonl")
 MODELS = ("detector.onnx", "classifier.onnx", "classifier.labels.json")
 missing = [name for name in MODELS if not (models_dir() / name).is_file()]

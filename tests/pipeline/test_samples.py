@@ -17,7 +17,7 @@ from vision.evaluation.hands import oracle_readings, same_hand
 from vision.pipeline import read_readings
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
-RECORDS = read_manifest(SAMPLES / "manifest.jsonl")
+RECORDS = read_manifest(SAMPLES / "manifest.jsonl") + read_manifest(SAMPLES / "overhead.jsonl")
 
 
 @pytest.mark.parametrize("record", RECORDS, ids=[r.image for r in RECORDS])
