@@ -69,3 +69,23 @@ def test_a_tile_face_projects_inside_its_body_outline_and_faces_the_camera() -> 
         assert cv2.pointPolygonTest(outline, (float(x), float(y)), True) > -1.0
     # Corner 0 is the face's top-left as read: away from the player (smaller y in the image), at left.
     assert face[0][1] < face[3][1] and face[0][0] < face[1][0]
+
+
+def test_without_shared_data_training_scenes_use_drawn_sets_and_validation_scenes_refuse(monkeypatch) -> None:
+    from scoring.errors import InputError
+    from vision.synth import SceneConfig, render_scene
+    from vision.synth.faces import load_art_styles, load_crop_styles
+
+    caches = (face_styles, load_crop_styles, load_art_styles)
+    monkeypatch.setenv("TAICAM_SHARED_DATA", "/nonexistent/shared-data")
+    for cache in caches:
+        cache.cache_clear()
+    try:
+        with pytest.raises(InputError, match="no real tile sets"):
+            render_scene(np.random.default_rng(0), SceneConfig(width=320, height=240, split="val"))
+        _, record = render_scene(np.random.default_rng(0), SceneConfig(width=320, height=240))
+        assert record.set_id.startswith("proc:")
+    finally:
+        monkeypatch.undo()
+        for cache in caches:
+            cache.cache_clear()

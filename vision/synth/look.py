@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
+from scoring.errors import InputError
+from vision.dataset.paths import shared_data_dir
 from vision.synth.bodies import bevelled
 from vision.synth.config import SceneConfig
 from vision.synth.faces import BACK_COLOURS_BGR, FaceStyle, face_styles, fill_missing
@@ -36,8 +38,9 @@ def pick_look(rng: np.random.Generator, config: SceneConfig) -> TileLook:
     """One set for the scene: a real crop set 45% of the time (of the config's split), else art or a
     procedural set; a tile size, a back colour and how much of the thickness is ivory."""
     pool = face_styles(config.split)
-    if not pool:
-        pool = face_styles("train")
+    if not pool:  # only the held-out real sets may draw validation scenes: never fall back silently
+        raise InputError(f"no real tile sets for split {config.split!r}: is the shared data "
+                         f"({shared_data_dir()}) there? (set TAICAM_SHARED_DATA)")
     real = [s for s in pool if s.name.startswith("crop:")]
     drawn = [s for s in pool if not s.name.startswith("crop:")]
     family = real if real and (not drawn or rng.random() < 0.45) else drawn
