@@ -32,6 +32,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--batch-size", type=int, default=defaults.batch_size)
     parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument("--threads", type=int, default=defaults.threads)
+    parser.add_argument("--synth-scenes", type=int, default=defaults.synth_scenes,
+                        help="rendered training scenes cut into crops (0: real crops, photos and art only)")
     parser.add_argument("--no-table-photos", action="store_true",
                         help="train without our table-photo labels (the first, pre-annotation model)")
     parser.add_argument("--calibrate-only", action="store_true",
@@ -40,7 +42,7 @@ def main(argv: list[str]) -> int:
     if args.calibrate_only:
         return recalibrate(args.out)
     config = TrainConfig(steps=args.steps, batch_size=args.batch_size, seed=args.seed, threads=args.threads,
-                         include_table_photos=not args.no_table_photos)
+                         include_table_photos=not args.no_table_photos, synth_scenes=args.synth_scenes)
     result = train_classifier(config, log=lambda line: print(line, flush=True))
     onnx_path = args.out / "classifier.onnx"
     export_onnx(result.model, onnx_path)

@@ -11,18 +11,24 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from scoring.tiles import VISION_CODES  # noqa: E402
+from vision.dataset.manifest import read_manifest  # noqa: E402
 from vision.dataset.paths import shared_data_dir  # noqa: E402
 from vision.models.classifier import INPUT_HEIGHT, INPUT_WIDTH, TileClassifier  # noqa: E402
 from vision.training.classifier_data import (  # noqa: E402
+    CLASS_INDEX,
+    REAL_LABELS_MANIFEST,
     STORE_HEIGHT,
     STORE_WIDTH,
     AugmentedCrops,
+    Sample,
     art_samples,
     augment,
     procedural_back,
+    synthetic_samples,
 )
 from vision.training.classifier_train import (  # noqa: E402
     TrainConfig,
+    calibration_samples,
     export_onnx,
     fit_temperature,
     train_classifier,
@@ -71,3 +77,36 @@ def test_augmented_batches_have_model_shape_and_every_class() -> None:
     inputs, labels = stream.batch(6)
     assert inputs.shape == (6, 3, INPUT_HEIGHT, INPUT_WIDTH) and inputs.dtype == np.float32
     assert set(labels.tolist()) == {VISION_CODES.index("back")}
+
+
+def test_synth_crops_are_mixed_into_face_and_back_draws() -> None:
+    real = [Sample(np.full((STORE_HEIGHT, STORE_WIDTH, 3), 10, np.uint8), CLASS_INDEX["1m"], "real-crop")]
+    synth = [Sample(np.full((STORE_HEIGHT, STORE_WIDTH, 3), 250, np.uint8), CLASS_INDEX["1m"], "synth"),
+             Sample(np.full((STORE_HEIGHT, STORE_WIDTH, 3), 251, np.uint8), CLASS_INDEX["back"], "synth")]
+    stream = AugmentedCrops(real + synth, seed=4, synth_share=0.5)
+    draws = [int(stream._source(CLASS_INDEX["1m"])[0, 0, 0]) for _ in range(400)]
+    assert 120 < draws.count(250) < 280 and draws.count(10) == 400 - draws.count(250)
+    backs = [int(stream._source(CLASS_INDEX["back"])[0, 0, 0]) == 251 for _ in range(400)]
+    assert 120 < sum(backs) < 280  # the rest are procedural backs
+    assert stream.classes == sorted({CLASS_INDEX["1m"], CLASS_INDEX["back"]})
+
+
+@pytest.mark.skipif(not (shared_data_dir() / "crops-labelled").is_dir(), reason="shared crops not available")
+def test_rendered_training_crops_come_from_training_sets_with_true_codes() -> None:
+    samples = synthetic_samples(1, seed=11)
+    assert samples and all(sample.source == "synth" for sample in samples)
+    assert all(sample.image.shape == (STORE_HEIGHT, STORE_WIDTH, 3) for sample in samples)
+    assert all(0 <= sample.label < len(VISION_CODES) for sample in samples)
+    assert samples[0].image.std() > 1  # a real rendered tile, not a blank
+
+
+@pytest.mark.skipif(not REAL_LABELS_MANIFEST.is_file(), reason="table-photo labels not available")
+def test_temperature_is_fitted_on_table_photo_calibration_groups_only() -> None:
+    records = read_manifest(REAL_LABELS_MANIFEST)
+    expected = sum(1 for record in records if record.split == "test"
+                   for tile in record.tiles if tile.code in CLASS_INDEX)
+    if not (shared_data_dir() / "table-photos").is_dir():
+        pytest.skip("shared table photos not available")
+    images, labels = calibration_samples()
+    assert len(images) == len(labels) == expected > 100
+    assert {record.split for record in records} >= {"train", "val", "test"}

@@ -181,6 +181,9 @@ def procedural_back(rng: np.random.Generator) -> np.ndarray:
     return body.astype(np.uint8)
 
 
+#: Share of a face class's draws that come from rendered-scene crops (the rest: real photos and art).
+SYNTH_SHARE = 0.2
+
 _BACKGROUNDS = ((60, 110, 50), (70, 140, 60), (90, 90, 90), (120, 150, 180), (40, 40, 40), (200, 200, 200))
 
 
@@ -232,15 +235,17 @@ def augment(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 class AugmentedCrops:
     """Draws class-balanced, augmented batches from the source samples (and procedural backs)."""
 
-    def __init__(self, samples: list[Sample], seed: int, back_share: float | None = None) -> None:
+    def __init__(self, samples: list[Sample], seed: int, synth_share: float = SYNTH_SHARE) -> None:
         self.samples = samples
         self.rng = np.random.default_rng(seed)
         self.by_class: dict[int, list[int]] = {}
+        self.synth_by_class: dict[int, list[int]] = {}
         for index, sample in enumerate(samples):
-            self.by_class.setdefault(sample.label, []).append(index)
+            pool = self.synth_by_class if sample.source == "synth" else self.by_class
+            pool.setdefault(sample.label, []).append(index)
         self.back_label = CLASS_INDEX["back"]
-        self.classes = sorted(set(self.by_class) | {self.back_label})
-        self.back_share = back_share
+        self.classes = sorted(set(self.by_class) | set(self.synth_by_class) | {self.back_label})
+        self.synth_share = synth_share
 
     def batch(self, size: int) -> tuple[np.ndarray, np.ndarray]:
         """``size`` augmented crops (preprocessed NCHW float32) and their labels."""
@@ -252,8 +257,13 @@ class AugmentedCrops:
 
     def _source(self, label: int) -> np.ndarray:
         stored = self.by_class.get(label, [])
+        synth = self.synth_by_class.get(label, [])
+        if label == self.back_label and synth and self.rng.random() < 0.5:
+            return self.samples[synth[int(self.rng.integers(len(synth)))]].image
         if label == self.back_label and (not stored or self.rng.random() < 0.8):
             return procedural_back(self.rng)
+        if synth and (not stored or self.rng.random() < self.synth_share):
+            return self.samples[synth[int(self.rng.integers(len(synth)))]].image
         # Real photos first: art is a minority so the model learns real sets, not clean drawings.
         real = [i for i in stored if not self.samples[i].source.startswith("art")]
         pool = real if real and self.rng.random() < 0.75 else stored
@@ -295,16 +305,18 @@ def table_photo_crops(
     return out
 
 
-def synthetic_crops(count: int, seed: int, min_visible: float = 0.8) -> tuple[list[np.ndarray], list[str]]:
+def synthetic_crops(count: int, seed: int, min_visible: float = 0.8,
+                    split: str = "val") -> tuple[list[np.ndarray], list[str]]:
     """Crops of ``count`` freshly rendered scenes (``vision.synth``), cut by their tile outlines.
 
-    The classifier never trains on rendered scenes, and these are rendered from the validation
-    crop sets only (``SceneConfig(split="val")``) plus tile art. This is the only source of
-    face-down tiles (``back``) to evaluate on; it says nothing about real photos.
+    ``split="val"`` (evaluation) renders from the validation crop sets only plus tile art: the
+    only source of face-down tiles (``back``) to evaluate on; it says nothing about real photos.
+    ``split="train"`` (training, :func:`synthetic_samples`) renders from the training crop sets,
+    art and procedural sets only, with the colour finish of the real photos.
     """
     from vision.synth import SceneConfig, render_scene
 
-    config = SceneConfig(split="val")
+    config = SceneConfig(split="val") if split == "val" else SceneConfig.like_real_photos(split=split)
     images, codes = [], []
     for index in range(count):
         image, record = render_scene(np.random.default_rng([seed, index]), config)
@@ -316,6 +328,18 @@ def synthetic_crops(count: int, seed: int, min_visible: float = 0.8) -> tuple[li
             images.append(crop_detection(image, detection))
             codes.append(tile.code)
     return images, codes
+
+
+def synthetic_samples(count: int, seed: int) -> list[Sample]:
+    """Training crops of ``count`` rendered scenes (training crop sets and art only; ``synth``).
+
+    They add what the real data lacks: face-down tiles on real-looking bodies, tiles seen at low
+    angles and cut from a warped outline, and many procedural flower sets with their numbers.
+    The seed differs from the evaluation renders' (``scripts/evaluate.py`` uses seed 90210, val split).
+    """
+    images, codes = synthetic_crops(count, seed, split="train")
+    pairs = zip(images, codes, strict=True)
+    return [Sample(_store(image), CLASS_INDEX[code], "synth") for image, code in pairs]
 
 
 def describe_sources(samples: list[Sample]) -> str:
