@@ -23,7 +23,6 @@ Any mistake in a file is an :class:`InputError` naming the file and the row.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import Any
 
 from scoring.errors import InputError
 from scoring.patterns import DETECTORS
+from scoring.toml_file import read_toml
 
 RULESETS_DIR = Path(__file__).parent / "rulesets"
 RULESET_IDS = ("taiwan", "lrc", "dxb", "mahjongtime", "allmj", "classic")
@@ -311,16 +311,8 @@ def parse_ruleset(data: dict, source: str) -> RuleSet:
 
 
 def load_ruleset_file(path: str | Path) -> RuleSet:
-    path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as error:
-        raise InputError(f"rule file {path} does not exist") from error
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"rule file {path} cannot be read: {error}") from error
-    except tomllib.TOMLDecodeError as error:
-        raise InputError(f"rule file {path} is not valid TOML: {error}") from error
-    return parse_ruleset(data, str(path))
+    """A house rule set from its TOML file."""
+    return parse_ruleset(read_toml(path, "rule file"), str(Path(path)))
 
 
 @lru_cache(maxsize=32)

@@ -17,13 +17,13 @@ One TOML file; CLI flags override it. Example::
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from scoring.errors import InputError
 from scoring.hand import WinContext, context_from_json, wind_code
+from scoring.toml_file import read_toml
 
 _KEYS = {"rules", "minimum_points", "ting", "dice_cap", "limit", "options", "context"}
 
@@ -90,13 +90,4 @@ def table_from_dict(data: dict, source: str = "<table>") -> TableSettings:
 
 def load_table(path: str | Path) -> TableSettings:
     """Read a table-settings TOML file; any problem is an :class:`InputError` naming the file."""
-    path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as error:
-        raise InputError(f"table file {path} does not exist") from error
-    except (OSError, UnicodeDecodeError) as error:
-        raise InputError(f"table file {path} cannot be read: {error}") from error
-    except tomllib.TOMLDecodeError as error:
-        raise InputError(f"table file {path} is not valid TOML: {error}") from error
-    return table_from_dict(data, str(path))
+    return table_from_dict(read_toml(path, "table file"), str(Path(path)))
