@@ -17,7 +17,7 @@ file that names it; ``tests/scoring/test_scoring_patterns.py`` then asks for an 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from scoring.readings import Group, HandFacts, Reading
@@ -64,6 +64,7 @@ DETECTORS: dict[str, Detector] = {}
 
 
 def hand_level(fn: Callable) -> Callable:
+    """Register a hand-scope detector: it needs the hand's facts only, not a reading of its sets."""
     DETECTORS[fn.__name__] = Detector(fn, "hand")
     return fn
 
@@ -83,6 +84,11 @@ STANDARD = ("standard",)
 
 def _all(f: HandFacts) -> list[tuple[str, ...]]:
     return [tuple(f.tiles)]
+
+
+def _tiles_of(groups: Iterable[Group]) -> tuple[str, ...]:
+    """The tiles of ``groups`` in order, as one hit."""
+    return tuple(t for g in groups for t in g.tiles)
 
 
 # --------------------------------------------------------------------------- base and flowers
@@ -200,7 +206,7 @@ def _honour_family(r: Reading, family: tuple[str, ...], pungs: int, pair: bool) 
     found = [g for g in r.pungs if g.tiles[0] in family]
     has_pair = r.pair is not None and r.pair.tiles[0] in family
     if len(found) == pungs and has_pair == pair:
-        return [tuple(t for g in found for t in g.tiles) + (r.pair.tiles if pair else ())]
+        return [_tiles_of(found) + (r.pair.tiles if pair else ())]
     return None
 
 
@@ -228,7 +234,7 @@ def big_four_winds(r: Reading, f: HandFacts, p: dict) -> Hits:
     if not r.honour_pungs:
         return None
     found = _wind_pungs(r)
-    return [tuple(t for g in found for t in g.tiles)] if len(found) == 4 else None
+    return [_tiles_of(found)] if len(found) == 4 else None
 
 
 @reading_level(honour_pungs=2)
@@ -243,7 +249,7 @@ def big_three_dragons(r: Reading, f: HandFacts, p: dict) -> Hits:
     if not r.honour_pungs:
         return None
     found = _dragon_pungs(r)
-    return [tuple(t for g in found for t in g.tiles)] if len(found) == 3 else None
+    return [_tiles_of(found)] if len(found) == 3 else None
 
 
 @hand_level
@@ -299,7 +305,7 @@ def concealed_pungs(r: Reading, f: HandFacts, p: dict) -> Hits:
     if r.shape != "standard":
         return None
     found = _concealed_pungs(r, f)
-    return [tuple(t for g in found for t in g.tiles)] if len(found) == p["count"] else None
+    return [_tiles_of(found)] if len(found) == p["count"] else None
 
 
 @reading_level(pungs=5, shapes=STANDARD)
@@ -308,7 +314,7 @@ def five_concealed_pungs_strict(r: Reading, f: HandFacts, p: dict) -> Hits:
     if r.shape != "standard" or f.self_drawn or any(g.kind == "kong" for g in r.pungs):
         return None
     found = _concealed_pungs(r, f)
-    return [tuple(t for g in found for t in g.tiles)] if len(found) == 5 else None
+    return [_tiles_of(found)] if len(found) == 5 else None
 
 
 # --------------------------------------------------------------------------- how the hand was won
@@ -519,7 +525,7 @@ def all_chows(r: Reading, f: HandFacts, p: dict) -> Hits:
         return None
     if p.get("no_self_draw") and f.self_drawn:
         return None
-    return [tuple(t for g in r.chows for t in g.tiles)]
+    return [_tiles_of(r.chows)]
 
 
 @reading_level(max_pungs=0, shapes=STANDARD)
@@ -556,7 +562,7 @@ def pure_straight(r: Reading, f: HandFacts, p: dict) -> Hits:
     ``self_drawn_completes`` (LRC/DXB §3.12), ``self_drawn`` (mahjongtime A-S1-2) or
     ``all_concealed`` (taiwan 內龍)."""
     mode = p.get("closed")
-    hits = [tuple(t for g in chows for t in g.tiles) for chows in _straight_chows(r)
+    hits = [_tiles_of(chows) for chows in _straight_chows(r)
             if mode is None or _closed(chows, f, mode)]
     return hits[:1] or None
 
@@ -578,7 +584,7 @@ def mixed_straight(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.6 LRC/DXB Mixed Complete Sequence: 123, 456, 789 in three different suits (``params.closed`` as
     for the pure straight)."""
     mode = p.get("closed")
-    hits = [tuple(t for g in chows for t in g.tiles) for chows in _mixed_straights(r)
+    hits = [_tiles_of(chows) for chows in _mixed_straights(r)
             if mode is None or _closed(chows, f, mode)]
     return hits[:1] or None
 
@@ -589,7 +595,7 @@ def identical_chows(r: Reading, f: HandFacts, p: dict) -> Hits:
     if len(r.chows) < p["count"] or len(r.chow_keys) == len(r.chows) and p["count"] > 1:
         return None
     counter = Counter(g.first for g in r.chows)
-    hits = [tuple(t for g in r.chows if g.first == first for t in g.tiles)
+    hits = [_tiles_of(g for g in r.chows if g.first == first)
             for first, n in counter.items() if n == p["count"]]
     return hits or None
 
@@ -614,7 +620,7 @@ def sister_chows(r: Reading, f: HandFacts, p: dict) -> Hits:
             continue
         n = len(suits) if p.get("distinct_suits", True) else len(chows)
         if n == p["count"]:
-            hits.append(tuple(t for g in chows for t in g.tiles))
+            hits.append(_tiles_of(chows))
     return hits or None
 
 
@@ -652,7 +658,7 @@ def all_step_up(r: Reading, f: HandFacts, p: dict) -> Hits:
         return None
     if p.get("same_suit") and len({g.suit for g in chows}) != 1:
         return None
-    return [tuple(t for g in sorted(chows, key=lambda g: g.rank) for t in g.tiles)]
+    return [_tiles_of(sorted(chows, key=lambda g: g.rank))]
 
 
 def _terminal_chow_pairs(r: Reading) -> list[tuple[str, tuple[str, ...]]]:
@@ -720,7 +726,7 @@ def all_pungs(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.7 All pungs 對對胡 (mahjongtime Pung hand, allmj All Pòng): sets are all pungs or kongs."""
     if r.shape != "standard" or r.chows:
         return None
-    return [tuple(t for g in r.pungs for t in g.tiles)]
+    return [_tiles_of(r.pungs)]
 
 
 def _pung_runs(r: Reading) -> list[list[Group]]:
@@ -756,7 +762,7 @@ def consecutive_pungs(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.7 Neighbors / Uncle Pongs 姊妹: ``params.count`` consecutive pungs of one suit (each run)."""
     if len(r.pungs) < p["count"]:
         return None
-    hits = [tuple(t for g in run for t in g.tiles) for run in _pung_runs(r) if len(run) == p["count"]]
+    hits = [_tiles_of(run) for run in _pung_runs(r) if len(run) == p["count"]]
     return hits or None
 
 
@@ -778,7 +784,7 @@ def sister_pungs(r: Reading, f: HandFacts, p: dict) -> Hits:
     hits = []
     for found in by_rank.values():
         if len(found) >= p["count"] and len({g.suit for g in found}) == p["count"]:
-            hits.append(tuple(t for g in found for t in g.tiles))
+            hits.append(_tiles_of(found))
     return hits or None
 
 
