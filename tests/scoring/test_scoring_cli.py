@@ -7,6 +7,9 @@ import pytest
 from vision.cli import main
 
 HAND = ["123m", "456p", "789s", "3z", "[555z]", "(9999p)", "16f", "+3z"]
+#: A concealed 17-tile hand (a straight in characters) that wins on 5s.
+STRAIGHT_HAND = ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "2p", "3p", "4p",
+                 "5s", "5s", "6s", "7s", "8s"]
 
 
 def run(capsys, *args):
@@ -33,29 +36,7 @@ def test_score_json_matches_design_md(capsys):
 
 
 def test_flags_override_the_hand_context(capsys, tmp_path):
-    hand = {
-        "concealed": [
-            "1m",
-            "2m",
-            "3m",
-            "4m",
-            "5m",
-            "6m",
-            "7m",
-            "8m",
-            "9m",
-            "2p",
-            "3p",
-            "4p",
-            "5s",
-            "5s",
-            "6s",
-            "7s",
-            "8s",
-        ],
-        "winning_tile": "5s",
-        "context": {"self_drawn": False},
-    }
+    hand = {"concealed": STRAIGHT_HAND, "winning_tile": "5s", "context": {"self_drawn": False}}
     path = tmp_path / "hand.json"
     path.write_text(json.dumps(hand))
     _, out, _ = run(capsys, "score", "--hand", str(path), "--json")
@@ -96,28 +77,7 @@ def test_malformed_rule_file_exits_2(capsys, tmp_path):
 
 
 def test_batch_keeps_going_after_a_bad_hand(capsys, tmp_path):
-    good = {
-        "concealed": [
-            "1m",
-            "2m",
-            "3m",
-            "4m",
-            "5m",
-            "6m",
-            "7m",
-            "8m",
-            "9m",
-            "2p",
-            "3p",
-            "4p",
-            "5s",
-            "5s",
-            "6s",
-            "7s",
-            "8s",
-        ],
-        "winning_tile": "5s",
-    }
+    good = {"concealed": STRAIGHT_HAND, "winning_tile": "5s"}
     lines = [
         json.dumps({"concealed": ["1m"], "winning_tile": "1m"}),
         "not json",
