@@ -1,9 +1,10 @@
-"""Small file helpers shared by the dataset exporters: unique image names, copy-or-link, atomic text."""
+"""Small file helpers shared by the dataset and labelling tools: unique names, copy-or-link, atomic writes."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 from scoring.errors import InputError
@@ -36,9 +37,34 @@ def place_image(source: Path, target: Path, link: bool) -> None:
         shutil.copyfile(source, target)
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename (never half-written)."""
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that it is never half-written: a temp file in the same folder
+    (``.NAME.*.tmp``), flushed to disk, then renamed over ``path``. The old file stays intact until
+    the new one is whole; an existing file keeps its permissions."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    os.replace(temporary, path)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), _file_mode(path))
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:
+        Path(tmp_name).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` through :func:`atomic_write_bytes`."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def _file_mode(path: Path) -> int:
+    """The existing file's mode, else the usual 0o666 less the umask (mkstemp alone gives 0o600)."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask

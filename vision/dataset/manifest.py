@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any
 
 from scoring.errors import InputError
 from scoring.tiles import VISION_CODES
+from vision.dataset.files import atomic_write_text
 
 #: Code for a box whose tile has not been identified yet (e.g. table photos with garbled classes).
 UNKNOWN_CODE = "unknown"
@@ -212,31 +212,9 @@ def read_manifest(path: str | os.PathLike[str]) -> list[ManifestRecord]:
 
 def write_manifest(path: str | os.PathLike[str], records: Iterable[ManifestRecord]) -> None:
     """Write ``records`` as JSON lines, atomically: the old file stays intact until the new one is whole."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.chmod(tmp_name, _file_mode(path))
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            for record in records:
-                handle.write(json.dumps(record.to_json(), ensure_ascii=False, separators=(", ", ": ")))
-                handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp_name, path)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
-
-
-def _file_mode(path: Path) -> int:
-    """The existing file's mode, else the usual 0o666 less the umask (mkstemp alone gives 0o600)."""
-    try:
-        return path.stat().st_mode & 0o777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+    lines = [json.dumps(record.to_json(), ensure_ascii=False, separators=(", ", ": ")) + "\n"
+             for record in records]
+    atomic_write_text(Path(path), "".join(lines))
 
 
 def image_path(record: ManifestRecord, manifest_path: str | os.PathLike[str]) -> Path:

@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 from scoring.errors import InputError
+from vision.dataset.files import atomic_write_bytes
 from vision.dataset.manifest import ManifestRecord, image_path
 
 ROLE_COLOURS_BGR: dict[str | None, tuple[int, int, int]] = {
@@ -94,11 +95,8 @@ def write_png(path: str | os.PathLike[str], image: np.ndarray) -> Path:
     path = Path(path)
     if path.suffix.lower() != ".png":
         raise InputError(f"the preview is a PNG: give a .png path, not {path.name}")
-    path.parent.mkdir(parents=True, exist_ok=True)
     ok, data = cv2.imencode(".png", image)
     if not ok:
         raise RuntimeError("PNG encoding failed")
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_bytes(data.tobytes())
-    os.replace(temporary, path)
+    atomic_write_bytes(path, data.tobytes())
     return path

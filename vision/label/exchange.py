@@ -7,8 +7,6 @@ matching imported records to the folder's photos and writing crops into class fo
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -16,6 +14,7 @@ import cv2
 import numpy as np
 
 from scoring.errors import InputError
+from vision.dataset.files import atomic_write_bytes
 from vision.dataset.manifest import UNKNOWN_CODE, ManifestRecord
 from vision.imageio import load_image
 from vision.label.crops import cut_tile
@@ -132,15 +131,7 @@ def _rescale(record: ManifestRecord, width: int, height: int) -> None:
 
 
 def _write_jpeg(path: Path, image: np.ndarray) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 95])
     if not ok:
         raise InputError(f"cannot encode {path.name}")
-    fd, tmp = tempfile.mkstemp(prefix=".crop.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data.tobytes())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write_bytes(path, data.tobytes())

@@ -16,10 +16,9 @@ readings (the tool never invents a proposal).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-import os
-import tempfile
 import threading
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from scoring.errors import InputError
+from vision.dataset.files import atomic_write_text
 from vision.dataset.manifest import UNKNOWN_CODE, TileLabel, quad_to_box
 from vision.types import Detection
 
@@ -150,14 +150,8 @@ class ProposalCache:
 
     def _store(self, key: str, cached: dict[str, Any]) -> None:
         """Atomic write; a cache that cannot be written only costs recomputation later."""
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".proposal.", suffix=".tmp", dir=self.folder)
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(cached, handle)
-            os.replace(tmp, self._path(key))
-        except OSError:
-            pass
+        with contextlib.suppress(OSError):
+            atomic_write_text(self._path(key), json.dumps(cached))
 
     def detections(self, key: str, image_path: Path) -> list[dict[str, Any]] | None:
         """The detector's tiles as manifest tile objects (+ ``candidates``); None without a detector."""

@@ -15,7 +15,6 @@ from __future__ import annotations
 import io
 import os
 import re
-import tempfile
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from typing import Any
 from PIL import Image
 
 from scoring.errors import InputError
+from vision.dataset.files import atomic_write_bytes
 from vision.dataset.manifest import (
     ManifestRecord,
     TileLabel,
@@ -366,16 +366,7 @@ class LabelWorkspace:
             while target.exists():
                 n += 1
                 target = folder / f"{stem}-{n}{suffix}"
-            fd, tmp = tempfile.mkstemp(prefix=".upload.", suffix=".tmp", dir=folder)
-            try:
-                with os.fdopen(fd, "wb") as handle:
-                    handle.write(data)
-                    handle.flush()
-                    os.fsync(handle.fileno())
-                os.replace(tmp, target)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+            atomic_write_bytes(target, data)
             key = target.relative_to(self.root).as_posix()
             # Appended, not sorted in: the page's numbers for the other photos stay valid.
             self.keys.append(key)
