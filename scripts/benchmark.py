@@ -1,4 +1,4 @@
-"""Benchmarks (not timed tests): ``python scripts/benchmark.py {scoring,synth,models,photo,live,label} [...]``.
+"""Benchmarks (not timed tests): ``python scripts/benchmark.py NAME [...]`` (NAME: see BENCHMARKS).
 
 Thin on purpose: each benchmark lives beside the code it measures and exposes ``main(argv) -> int``.
 Results are printed as a table and, with ``--json``, as one JSON document; the README records them.

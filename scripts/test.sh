@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
-# Install taicam with its test and training extras into .venv, then lint and run every test.
+# Install taicam with its test and training extras into .venv, then run every test and the linter.
 # The README's second command and CI's .ci/run both run exactly this.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python3 -m venv .venv
 # shellcheck disable=SC1091
 . .venv/bin/activate
-python -m pip install -q --upgrade pip
-python -m pip install -q -e ".[test,train]"
+install_log=.venv/install.log
+if ! { python -m pip install --upgrade pip && python -m pip install -e ".[test,train]"; } >"$install_log" 2>&1; then
+    cat "$install_log" >&2
+    echo "install failed (log above)" >&2
+    exit 1
+fi
 # The labelling tool's browser tests drive Debian's Chromium (nothing is downloaded at run time).
 if ! command -v chromium >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ]; then
-        apt-get update -qq && apt-get install -y -qq chromium >/dev/null
+        { apt-get update -qq && apt-get install -y -qq chromium; } >/dev/null 2>&1 \
+            || echo "note: could not install chromium; the browser tests will be skipped" >&2
     else
         echo "note: chromium is not installed; the browser tests will be skipped" >&2
     fi
 fi
-ruff check .
-python -m pytest -q "$@"
+status=0
+python -m pytest -q "$@" || status=$?
+ruff check . || status=$?
+exit "$status"
