@@ -248,7 +248,7 @@ def _items(fired: Fired, row_order: dict[str, int]) -> list[ScoreItem]:
     return items
 
 
-def check_hand(hand: Hand, ruleset: RuleSet, context) -> str | None:
+def check_hand(hand: Hand, ruleset: RuleSet, context: WinContext) -> str | None:
     """Why ``hand`` cannot be a win under ``ruleset`` (tile counts, melds, context), or None."""
     for code in hand.all_set_tiles():
         if code not in _SET_TILES:

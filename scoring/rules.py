@@ -30,14 +30,13 @@ from typing import Any
 
 from scoring.errors import InputError
 from scoring.patterns import DETECTORS
+from scoring.shapes import SPECIAL_SHAPES
 from scoring.toml_file import read_toml
 
 RULESETS_DIR = Path(__file__).parent / "rulesets"
 RULESET_IDS = ("taiwan", "lrc", "dxb", "mahjongtime", "allmj", "classic")
 #: Detectors the engine applies itself, after the pattern rows (not in :mod:`scoring.patterns`).
 POST_DETECTORS = ("chicken_hand",)
-SHAPE_DETECTORS = {"seven_pairs_pung": "seven_pairs_pung", "thirteen_orphans": "thirteen_orphans",
-                   "sixteen_orphans": "sixteen_orphans"}
 
 _PATTERN_KEYS = {"id", "name", "name_zh", "value", "detector", "params", "supersedes", "supersedes_if",
                  "when", "unless",
@@ -118,6 +117,7 @@ class RuleSet:
     has_flower_wins: bool = field(default=False, init=False, compare=False)
     row_order: dict = field(default_factory=dict, init=False, compare=False, repr=False)
     detectors_used: frozenset = field(default=frozenset(), init=False, compare=False, repr=False)
+    conditional_options: tuple[str, ...] = field(default=(), init=False, compare=False, repr=False)
 
     @property
     def sets_needed(self) -> int:
@@ -125,18 +125,14 @@ class RuleSet:
 
     def __post_init__(self) -> None:
         used = {row.detector for row in self.patterns}
-        shapes = tuple(shape for shape, det in SHAPE_DETECTORS.items() if det in used)
+        # A special shape is in play when its detector (of the same name) has a row.
+        shapes = tuple(shape for shape in SPECIAL_SHAPES if shape in used)
         object.__setattr__(self, "special_shapes", shapes)
         object.__setattr__(self, "has_flower_wins", bool(used & {"seven_flowers", "eight_flowers"}))
         object.__setattr__(self, "row_order", {row.id: n for n, row in enumerate(self.patterns)})
         object.__setattr__(self, "detectors_used", frozenset(used))
-
-    def _conditional_options(self) -> tuple[str, ...]:
-        found = self._closures.get("_conditional")
-        if found is None:
-            found = tuple({opt for row in self.patterns for opt, _ in row.supersedes_if})
-            self._closures["_conditional"] = found
-        return found
+        object.__setattr__(self, "conditional_options",
+                           tuple({opt for row in self.patterns for opt, _ in row.supersedes_if}))
 
     def supersession_closure(self, options: dict | None = None) -> dict[str, frozenset[str]]:
         """Each row id -> every id it replaces, directly or through a chain ("higher replaces lower").
@@ -144,7 +140,7 @@ class RuleSet:
         ``supersedes_if`` entries count only when their option is on in ``options``.
         """
         options = self.options if options is None else options
-        key = tuple(sorted(opt for opt in self._conditional_options() if options.get(opt)))
+        key = tuple(sorted(opt for opt in self.conditional_options if options.get(opt)))
         cached = self._closures.get(key)
         if cached is not None:
             return cached
