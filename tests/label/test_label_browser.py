@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,21 @@ def page(browser, server: RunningServer) -> Iterator[object]:
     yield page
     context.close()
     assert errors == []
+
+
+@contextmanager
+def page_on_own_server(browser, folder: Path) -> Iterator[object]:
+    """A ready page on a server of its own, for tests whose folder differs from ``photo_dir``'s."""
+    running = start_server(folder)
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        page = context.new_page()
+        page.goto(running.url)
+        page.wait_for_selector("body[data-ready='1']")
+        yield page
+    finally:
+        context.close()
+        running.stop()
 
 
 def settle(page) -> None:
@@ -249,12 +265,7 @@ def test_tile_strip_shows_every_tile_upright_and_selects_on_click(page, server: 
 
 def test_a_broken_photo_is_reported_and_skipped(browser, photo_dir: Path) -> None:
     (photo_dir / "images" / "table1x.jpg").write_bytes(b"\xff\xd8\xff\xe0 not really a jpeg")
-    running = start_server(photo_dir)
-    context = browser.new_context(viewport=VIEWPORT)
-    try:
-        page = context.new_page()
-        page.goto(running.url)
-        page.wait_for_selector("body[data-ready='1']")
+    with page_on_own_server(browser, photo_dir) as page:
         page.keyboard.press("n")
         page.wait_for_function("() => S.index === 1 && S.photo")
         page.keyboard.press("n")
@@ -264,9 +275,6 @@ def test_a_broken_photo_is_reported_and_skipped(browser, photo_dir: Path) -> Non
         page.keyboard.press("n")
         page.wait_for_function("() => S.index === 3 && S.photo")
         assert not (photo_dir / "manifest.jsonl").exists()  # nothing was written for the broken photo
-    finally:
-        context.close()
-        running.stop()
 
 
 def test_an_edit_made_in_another_window_wins_and_the_page_says_so(page, server: RunningServer,
@@ -286,16 +294,8 @@ def test_an_edit_made_in_another_window_wins_and_the_page_says_so(page, server: 
 def test_photos_dropped_into_an_empty_folder_can_be_labelled(browser, tmp_path: Path) -> None:
     empty = tmp_path / "empty"
     empty.mkdir()
-    running = start_server(empty)
-    context = browser.new_context(viewport=VIEWPORT)
-    try:
-        page = context.new_page()
-        page.goto(running.url)
-        page.wait_for_selector("body[data-ready='1']")
+    with page_on_own_server(browser, empty) as page:
         assert "no photos" in page.inner_text("#status")
         page.set_input_files("#upload-input", [str(p) for p in real_photos(2)])
         page.wait_for_function("() => S.images.length === 2 && S.index === 0 && S.photo")
         assert sorted(p.parent.name for p in empty.rglob("*.jpg")) == ["uploads", "uploads"]
-    finally:
-        context.close()
-        running.stop()
