@@ -2,22 +2,23 @@
 
 A command declares the flags it wants with the ``Annotated`` aliases below (each defaults to
 ``None`` = "not given", so table settings and the hand's own context show through), gathers them
-into :class:`ScoringFlags`, and calls :func:`resolve` to get the rule set and table settings and
-:func:`apply_context` to lay the flags over a hand. Precedence: rule-set defaults < table file <
-hand JSON context < flags.
+into :class:`ScoringFlags` (:meth:`ScoringFlags.from_arguments`), and calls :func:`resolve` to get
+the rule set and table settings and :func:`apply_context` to lay the flags over a hand. Precedence:
+rule-set defaults < table file < hand JSON context < flags.
 
 Example::
 
     @app.command()
     def photo(image: Path, rules: RulesOpt = None, table: TableOpt = None, seat: SeatOpt = None, ...):
-        flags = ScoringFlags(rules=rules, table=table, seat=seat, ...)
+        flags = ScoringFlags.from_arguments(locals())
         ruleset, settings = resolve(flags)
         report = score_hand(apply_context(hand, flags), ruleset, settings)
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -129,6 +130,20 @@ class ScoringFlags:
     dice_cap: int | None = None
     no_ting_in_play: bool | None = None
     options: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_arguments(cls, arguments: Mapping[str, Any]) -> ScoringFlags:
+        """The scoring flags among a command's arguments (pass ``locals()``); other arguments are ignored.
+
+        Typer needs every flag spelled out in the command's signature; this spares the body a second
+        spelling. The parameters ``round_wind`` and ``option`` fill ``round`` and ``options``.
+        """
+        renamed = {"round_wind": "round", "option": "options"}
+        names = {item.name for item in fields(cls)}
+        flags = {renamed.get(key, key): value for key, value in arguments.items()}
+        flags = {key: value for key, value in flags.items() if key in names}
+        flags["options"] = flags.get("options") or []
+        return cls(**flags)
 
     def context(self) -> WinContext:
         """The win context the flags describe (only what was given)."""
