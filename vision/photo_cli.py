@@ -124,13 +124,6 @@ Annotate = Annotated[Path | None, typer.Option(
     "--annotate", help="Write the annotated photo here (a folder when several photos are given).")]
 
 
-# The live command imports these names; they are scoring.cli_options' shared flags (use those directly).
-Rules, Table, Seat, Round = opts.RulesOpt, opts.TableOpt, opts.SeatOpt, opts.RoundOpt
-SelfDrawn, Discarder, Dealer, Streak = opts.SelfDrawnOpt, opts.DiscarderOpt, opts.DealerOpt, opts.StreakOpt
-LastTile, RobbingKong, Replacement = opts.LastTileOpt, opts.RobbingKongOpt, opts.ReplacementOpt
-Ting, TilesOnTable = opts.TingOpt, opts.TilesOnTableOpt
-
-
 def register(app: typer.Typer) -> None:
     """Add ``taicam photo`` to the root app (scoring flags shared with ``taicam score``)."""
 
@@ -148,13 +141,7 @@ def register(app: typer.Typer) -> None:
               limit: opts.LimitOpt = None, dice_cap: opts.DiceCapOpt = None,
               no_ting_in_play: opts.NoTingOpt = None, option: opts.OptionOpt = None) -> None:
         """Read photos of winning hands laid out on the table and score them."""
-        flags = opts.ScoringFlags(
-            rules=rules, table=table, seat=seat, round=round_wind, self_drawn=self_drawn, dealer=dealer,
-            streak=streak, discarder=discarder, last_tile=last_tile, robbing_kong=robbing_kong,
-            replacement=replacement, kong_chain=kong_chain, ting=ting, dealt_ready=dealt_ready,
-            tiles_on_table=tiles_on_table, first_turn=first_turn, second_turn=second_turn,
-            robbed_eighth_flower=robbed_eighth_flower, minimum=minimum, limit=limit, dice_cap=dice_cap,
-            no_ting_in_play=no_ting_in_play, options=option or [])
+        flags = opts.ScoringFlags.from_arguments(locals())
         ruleset, settings = opts.resolve(flags)
         status = run_photos(images, ruleset=ruleset, table=settings, context=flags.context().to_json(),
                             as_json=as_json, annotate=annotate)

@@ -98,31 +98,7 @@ def register(app: typer.Typer) -> None:
 
         A video file ends with a summary on stderr; a lost camera is retried, then reported.
         """
-        flags = opts.ScoringFlags(
-            rules=rules,
-            table=table,
-            seat=seat,
-            round=round_wind,
-            self_drawn=self_drawn,
-            dealer=dealer,
-            streak=streak,
-            discarder=discarder,
-            last_tile=last_tile,
-            robbing_kong=robbing_kong,
-            replacement=replacement,
-            kong_chain=kong_chain,
-            ting=ting,
-            dealt_ready=dealt_ready,
-            tiles_on_table=tiles_on_table,
-            first_turn=first_turn,
-            second_turn=second_turn,
-            robbed_eighth_flower=robbed_eighth_flower,
-            minimum=minimum,
-            limit=limit,
-            dice_cap=dice_cap,
-            no_ting_in_play=no_ting_in_play,
-            options=option or [],
-        )
+        flags = opts.ScoringFlags.from_arguments(locals())
         ruleset, settings = opts.resolve(flags)
         request = LiveRequest(
             source=source,
