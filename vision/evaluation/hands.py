@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from scoring.errors import InputError
+from vision.geometry import box_iou
 from vision.types import Detection, TileReading
 
 IOU_THRESHOLD = 0.5
@@ -80,18 +81,10 @@ class HandsReport:
         }
 
 
-def _iou(a: tuple[float, ...], b: tuple[float, ...]) -> float:
-    x1, y1 = max(a[0], b[0]), max(a[1], b[1])
-    x2, y2 = min(a[2], b[2]), min(a[3], b[3])
-    inter = max(0.0, x2 - x1) * max(0.0, y2 - y1)
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
-
-
 def match_labels(label_boxes: list[tuple[float, ...]],
                  detection_boxes: list[tuple[float, ...]]) -> dict[int, int]:
     """Greedy one-to-one matching of labels to detections by IoU (>= IOU_THRESHOLD): label -> detection."""
-    pairs = sorted(((_iou(lb, db), i, j) for i, lb in enumerate(label_boxes)
+    pairs = sorted(((box_iou(lb, db), i, j) for i, lb in enumerate(label_boxes)
                     for j, db in enumerate(detection_boxes)), reverse=True)
     matched: dict[int, int] = {}
     used: set[int] = set()

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
+from vision.geometry import box_iou
 from vision.types import Detection, TileReading
 
 Candidates = tuple[tuple[str, float], ...]
@@ -101,16 +102,6 @@ class TrackerState:
     def readings(self) -> list[TileReading]:
         """Voted readings of the confirmed tiles, ordered by track id (what layout and decode get)."""
         return [track.reading(self.config.top_k) for track in self.confirmed_tracks()]
-
-
-def box_iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
-    width = min(a[2], b[2]) - max(a[0], b[0])
-    height = min(a[3], b[3]) - max(a[1], b[1])
-    if width <= 0 or height <= 0:
-        return 0.0
-    inter = width * height
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def match_detections(
