@@ -66,10 +66,14 @@ def _text_box(image: np.ndarray, text: str, origin: tuple[int, int], height: int
                 cv2.LINE_AA)
 
 
-def annotate(image_bgr: np.ndarray, result: Any) -> np.ndarray:
-    """Draw ``result`` (a :class:`vision.pipeline.PhotoResult`) on the full-resolution upright photo."""
+def annotate(image_bgr: np.ndarray, result: Any, max_side: int | None = OUTPUT_SIDE) -> np.ndarray:
+    """Draw ``result`` (a :class:`vision.pipeline.PhotoResult`) on the full-resolution upright photo.
+
+    The drawing is shrunk to ``max_side`` pixels on its long side (None: drawn at the photo's size,
+    as the live window wants, whose frame size is fixed by the camera).
+    """
     height, width = image_bgr.shape[:2]
-    factor = min(1.0, OUTPUT_SIDE / max(height, width))
+    factor = 1.0 if max_side is None else min(1.0, max_side / max(height, width))
     size = (round(width * factor), round(height * factor))
     canvas = cv2.resize(image_bgr, size, interpolation=cv2.INTER_AREA)
     long_side = max(canvas.shape[:2])

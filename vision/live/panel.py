@@ -59,11 +59,7 @@ def draw_live(image_bgr: np.ndarray, update: LiveUpdate | None, info: PanelInfo)
         and outcome.result is not None
         and _showing(update, outcome)
     ):
-        canvas = annotate(image_bgr, outcome.result)
-        if canvas.shape != image_bgr.shape:
-            canvas = cv2.resize(
-                canvas, (image_bgr.shape[1], image_bgr.shape[0]), interpolation=cv2.INTER_LINEAR
-            )
+        canvas = annotate(image_bgr, outcome.result, max_side=None)
     else:
         canvas = image_bgr.copy()
         if update is not None:
