@@ -19,23 +19,14 @@ data_app = typer.Typer(help="Inspect and convert datasets (manifest, YOLO or COC
 
 
 def read_hands(path: Path) -> list[dict]:
-    """Hand JSON objects from a file: one object, a JSON array, or JSON lines."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or error
-        raise InputError(f"cannot read hand file {path}: {reason}") from None
-    try:
-        document = json.loads(text)
-        hands = document if isinstance(document, list) else [document]
-    except json.JSONDecodeError:
-        hands = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                try:
-                    hands.append(json.loads(line))
-                except json.JSONDecodeError as error:
-                    raise InputError(f"{path}:{number}: not JSON ({error.msg})") from None
+    """Hand JSON objects from a file: one object, a JSON array, or JSON lines (read as ``taicam score
+    --hand`` reads them); unlike scoring, a bad line stops the run: a scene needs a hand to draw."""
+    from scoring.cli import read_hand_documents
+
+    hands, _ = read_hand_documents(str(path))
+    for hand in hands:
+        if isinstance(hand, InputError):
+            raise InputError(f"hand file {path}: {hand}")
     if not hands:
         raise InputError(f"no hands in {path}")
     if not all(isinstance(hand, dict) for hand in hands):
