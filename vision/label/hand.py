@@ -15,6 +15,7 @@ from typing import Any
 
 from scoring import WinContext, hand_from_json, score_hand
 from scoring.errors import InputError
+from scoring.hand import BOOL_CONTEXT_KEYS, INT_CONTEXT_KEYS, WIND_CONTEXT_KEYS
 from scoring.tiles import BACK, WIND_CODES, is_flower, next_in_suit, sort_key
 from vision.dataset.manifest import UNKNOWN_CODE, TileLabel
 
@@ -22,11 +23,13 @@ from vision.dataset.manifest import UNKNOWN_CODE, TileLabel
 def _context_fields() -> dict[str, str]:
     """The win context the page asks for: every field of ``scoring.WinContext``, with its kind.
 
-    Taken from the scoring API itself, so the form always matches what the scorer reads
-    (RULESETS R-1: a key not given did not happen). Kinds: ``bool``, ``count``, ``wind``.
+    Taken from the scoring API itself (the key groups its JSON reader checks), so the form always
+    matches what the scorer reads (RULESETS R-1: a key not given did not happen). Kinds: ``bool``,
+    ``count``, ``wind``.
     """
-    kinds = {"bool | None": "bool", "int | None": "count", "str | None": "wind"}
-    return {f.name: kinds[str(f.type)] for f in dataclasses.fields(WinContext) if str(f.type) in kinds}
+    kinds = {**dict.fromkeys(BOOL_CONTEXT_KEYS, "bool"), **dict.fromkeys(INT_CONTEXT_KEYS, "count"),
+             **dict.fromkeys(WIND_CONTEXT_KEYS, "wind")}
+    return {f.name: kinds[f.name] for f in dataclasses.fields(WinContext) if f.name in kinds}
 
 
 CONTEXT_FIELDS: dict[str, str] = _context_fields()
