@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import struct
-import zlib
-
 import numpy as np
 import pytest
+from bad_images import write_huge_png
 from PIL import Image
 
 from scoring.errors import InputError
@@ -86,13 +84,6 @@ def test_truncated_jpeg(tmp_path):
 def test_huge_image_is_refused_before_decoding(tmp_path):
     """A 30000x30000 PNG header (a few bytes of data): refused from the header alone."""
     path = tmp_path / "huge.png"
-
-    def chunk(kind: bytes, payload: bytes) -> bytes:
-        crc = struct.pack(">I", zlib.crc32(kind + payload))
-        return struct.pack(">I", len(payload)) + kind + payload + crc
-
-    header = struct.pack(">IIBBBBB", 30000, 30000, 8, 2, 0, 0, 0)
-    data = chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 100)) + chunk(b"IEND", b"")
-    path.write_bytes(b"\x89PNG\r\n\x1a\n" + data)
+    write_huge_png(path)
     with pytest.raises(InputError, match="30000x30000"):
         load_image(path)

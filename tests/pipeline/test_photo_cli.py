@@ -7,26 +7,15 @@ These cases fail before any model is needed (the photo is checked first); the mo
 from __future__ import annotations
 
 import json
-import struct
 import subprocess
 import sys
-import zlib
 
 import numpy as np
 import pytest
+from bad_images import write_huge_png
 from PIL import Image
 
 from vision.cli import main
-
-
-def _huge_png(path):
-    def chunk(kind: bytes, payload: bytes) -> bytes:
-        crc = struct.pack(">I", zlib.crc32(kind + payload))
-        return struct.pack(">I", len(payload)) + kind + payload + crc
-
-    header = struct.pack(">IIBBBBB", 30000, 30000, 8, 2, 0, 0, 0)
-    data = chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\0" * 100)) + chunk(b"IEND", b"")
-    path.write_bytes(b"\x89PNG\r\n\x1a\n" + data)
 
 
 @pytest.fixture
@@ -39,7 +28,7 @@ def bad_files(tmp_path):
     Image.fromarray(np.random.default_rng(0).integers(0, 255, (600, 800, 3), dtype=np.uint8)).save(truncated)
     truncated.write_bytes(truncated.read_bytes()[:5000])
     huge = tmp_path / "huge.png"
-    _huge_png(huge)
+    write_huge_png(huge)
     return {"not an image": not_image, "empty": empty, "truncated or corrupt": truncated, "30000x30000": huge,
             "no such file": tmp_path / "missing.jpg"}
 
