@@ -86,18 +86,19 @@ def read_header(path: str | os.PathLike[str]) -> ImageHeader:
     """Read size and orientation without decoding pixels; raise InputError for unusable files."""
     path = Path(path)
     with _open(path) as image:
-        header = ImageHeader(image.width, image.height, _orientation(image), image.format or "?")
-    _check_size(path, header)
-    return header
+        return _checked_header(path, image)
 
 
-def _check_size(path: Path, header: ImageHeader) -> None:
+def _checked_header(path: Path, image: Image.Image) -> ImageHeader:
+    """The open image's header, refused (InputError) if it has no pixels or too many."""
+    header = ImageHeader(image.width, image.height, _orientation(image), image.format or "?")
     width, height = header.stored_width, header.stored_height
     if width <= 0 or height <= 0:
         raise InputError(f"{path}: the image has no pixels ({width}x{height})")
     if width * height > MAX_PIXELS:
         raise InputError(f"{path}: the image is {width}x{height} pixels ({width * height / 1e6:.0f} MP); "
                          f"the limit is {MAX_PIXELS / 1e6:.0f} MP")
+    return header
 
 
 def apply_orientation(array: np.ndarray, orientation: int) -> np.ndarray:
@@ -121,8 +122,7 @@ def apply_orientation(array: np.ndarray, orientation: int) -> np.ndarray:
 
 def _decode(path: Path, max_side: int | None) -> tuple[np.ndarray, ImageHeader]:
     with _open(path) as image:
-        header = ImageHeader(image.width, image.height, _orientation(image), image.format or "?")
-        _check_size(path, header)
+        header = _checked_header(path, image)
         if max_side is not None and image.format == "JPEG":
             # draft() picks the smallest DCT scale (1/2, 1/4, 1/8) still at least the requested size.
             # Asking for a little less than max_side lets a 4032-pixel photo decode at 1/4 (1008)
@@ -141,10 +141,14 @@ def _decode(path: Path, max_side: int | None) -> tuple[np.ndarray, ImageHeader]:
             raise InputError(f"{path}: the image is truncated or corrupt ({error})") from None
     bgr = cv2.cvtColor(array, cv2.COLOR_RGB2BGR)
     if max_side is not None and max(bgr.shape[:2]) > max_side:
-        scale = max_side / max(bgr.shape[:2])
-        size = (max(1, round(bgr.shape[1] * scale)), max(1, round(bgr.shape[0] * scale)))
-        bgr = cv2.resize(bgr, size, interpolation=cv2.INTER_AREA)
+        bgr = resize_by(bgr, max_side / max(bgr.shape[:2]))
     return np.ascontiguousarray(apply_orientation(bgr, header.orientation)), header
+
+
+def resize_by(image: np.ndarray, factor: float) -> np.ndarray:
+    """``image`` scaled by ``factor`` (area averaging, the filter for shrinking; at least 1 pixel a side)."""
+    size = (max(1, round(image.shape[1] * factor)), max(1, round(image.shape[0] * factor)))
+    return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
 
 
 def load_image(path: str | os.PathLike[str], max_side: int | None = None) -> np.ndarray:
@@ -183,12 +187,25 @@ class PhotoSource:
             if key is None or reduced:
                 self._cache[key] = _decode(self.path, key)[0]
             else:
-                full, _ = self.image(None)
-                factor = key / longest
-                size = (max(1, round(full.shape[1] * factor)), max(1, round(full.shape[0] * factor)))
-                self._cache[key] = cv2.resize(full, size, interpolation=cv2.INTER_AREA)
+                self._cache[key] = resize_by(self.image(None)[0], key / longest)
         array = self._cache[key]
         return array, array.shape[1] / self.full_size[0]
+
+
+class ArraySource:
+    """An in-memory upright image (a camera frame) offered like :class:`PhotoSource`."""
+
+    def __init__(self, array: np.ndarray) -> None:
+        self.full = image_from_array(array)
+        self.full_size = (self.full.shape[1], self.full.shape[0])
+
+    def image(self, max_side: int | None = None) -> tuple[np.ndarray, float]:
+        """The image with its long side at most ``max_side`` (None = full), and its scale."""
+        longest = max(self.full_size)
+        if max_side is None or max_side >= longest:
+            return self.full, 1.0
+        factor = max_side / longest
+        return resize_by(self.full, factor), factor
 
 
 def image_from_array(array: np.ndarray) -> np.ndarray:

@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 
 from scoring.errors import InputError
+from vision.imageio import resize_by
 
 OUTPUT_SIDE = 1600
 #: Minimum label height as a fraction of the picture's long side.
@@ -74,8 +75,7 @@ def annotate(image_bgr: np.ndarray, result: Any, max_side: int | None = OUTPUT_S
     """
     height, width = image_bgr.shape[:2]
     factor = 1.0 if max_side is None else min(1.0, max_side / max(height, width))
-    size = (round(width * factor), round(height * factor))
-    canvas = cv2.resize(image_bgr, size, interpolation=cv2.INTER_AREA)
+    canvas = resize_by(image_bgr, factor)
     long_side = max(canvas.shape[:2])
     label_height = max(12, int(long_side * MIN_LABEL))
     line = max(2, long_side // 400)

@@ -28,7 +28,7 @@ import numpy as np
 from scoring.errors import InputError
 from vision.confidence import ConfidenceReport, build_report, choose_winning_tile, tile_alternatives
 from vision.decode import HandReading, decode_hand
-from vision.imageio import PhotoSource, image_from_array
+from vision.imageio import ArraySource, PhotoSource
 from vision.layout import face_outline, layout_candidates, row_angle
 from vision.types import Detection, GroupRole, Layout, TileReading
 
@@ -51,9 +51,7 @@ _ASSUMABLE = {
 def _rescale(detection: Detection, factor: float) -> Detection:
     x1, y1, x2, y2 = detection.box
     quad = None if detection.quad is None else tuple((x * factor, y * factor) for x, y in detection.quad)
-    return Detection(box=(x1 * factor, y1 * factor, x2 * factor, y2 * factor), score=detection.score,
-                     rotated=detection.rotated, face_down=detection.face_down, angle=detection.angle,
-                     quad=quad)
+    return replace(detection, box=(x1 * factor, y1 * factor, x2 * factor, y2 * factor), quad=quad)
 
 
 @dataclass
@@ -229,24 +227,14 @@ class PhotoPipeline:
             self._classifier = TileClassifier()
         return self._classifier
 
-    def read_tiles(self, source: PhotoSource | np.ndarray, timings: dict[str, float] | None = None
-                   ) -> list[TileReading]:
+    def read_tiles(self, source: PhotoSource | ArraySource | np.ndarray,
+                   timings: dict[str, float] | None = None) -> list[TileReading]:
         """Detect and classify every tile; boxes in full-resolution upright pixels."""
         timings = timings if timings is not None else {}
         started = time.perf_counter()
         if isinstance(source, np.ndarray):
-            full = image_from_array(source)
-            scale = min(1.0, DETECT_SIDE / max(full.shape[:2]))
-            small = full if scale == 1.0 else _resize(full, scale)
-
-            def image_at(side: int | None) -> tuple[np.ndarray, float]:
-                if side is None or side >= max(full.shape[:2]):
-                    return full, 1.0
-                factor = side / max(full.shape[:2])
-                return _resize(full, factor), factor
-        else:
-            small, scale = source.image(DETECT_SIDE)
-            image_at = source.image
+            source = ArraySource(source)
+        small, scale = source.image(DETECT_SIDE)
         timings["load"] = time.perf_counter() - started
         detections = suppress_duplicates(self.detector.detect(small))
         timings["detect"] = time.perf_counter() - started - timings["load"]
@@ -257,7 +245,7 @@ class PhotoPipeline:
         if tile_pixels < MIN_TILE_PIXELS and scale < 1.0:
             longest = max(small.shape[:2]) / scale
             side = min(longest, max(small.shape[:2]) * MIN_TILE_PIXELS / tile_pixels)
-            crop_image, crop_scale = image_at(None if side >= longest else int(math.ceil(side)))
+            crop_image, crop_scale = source.image(None if side >= longest else int(math.ceil(side)))
         factor = crop_scale / scale
         in_crop = [_rescale(d, factor) for d in detections]
         # Cut each face out turned upright along the rows, not the whole axis-aligned box.
@@ -321,13 +309,6 @@ def suppress_duplicates(detections: list[Detection]) -> list[Detection]:
         if not duplicate:
             kept.append(detection)
     return kept
-
-
-def _resize(image: np.ndarray, factor: float) -> np.ndarray:
-    import cv2
-
-    size = (max(1, round(image.shape[1] * factor)), max(1, round(image.shape[0] * factor)))
-    return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
 
 
 def read_photo(path: str | Path, rules: Any = None, table: Any = None, context: Any = None,
