@@ -145,31 +145,7 @@ def score_command(
     option: OptionOpt = None,
 ) -> None:
     """Score a hand given as notation or as hand JSON (--hand FILE)."""
-    flags = ScoringFlags(
-        rules=rules,
-        table=table,
-        seat=seat,
-        round=round_wind,
-        self_drawn=self_drawn,
-        dealer=dealer,
-        streak=streak,
-        discarder=discarder,
-        last_tile=last_tile,
-        robbing_kong=robbing_kong,
-        replacement=replacement,
-        kong_chain=kong_chain,
-        ting=ting,
-        dealt_ready=dealt_ready,
-        tiles_on_table=tiles_on_table,
-        first_turn=first_turn,
-        second_turn=second_turn,
-        robbed_eighth_flower=robbed_eighth_flower,
-        minimum=minimum,
-        limit=limit,
-        dice_cap=dice_cap,
-        no_ting_in_play=no_ting_in_play,
-        options=option or [],
-    )
+    flags = ScoringFlags.from_arguments(locals())
     if bool(notation) == bool(hand):
         raise InputError(
             "give the hand either as notation (taicam score 123m 456p ... +3z) or with --hand FILE"
