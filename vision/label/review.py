@@ -13,21 +13,12 @@ from typing import Any
 
 from scoring.tiles import VISION_CODES
 from vision.dataset.manifest import UNKNOWN_CODE, ManifestRecord, TileLabel
+from vision.geometry import box_iou as iou
 from vision.label.proposals import ProposalCache
 from vision.label.workspace import LabelWorkspace
 
 #: A detection and a label are the same tile above this overlap.
 MATCH_IOU = 0.5
-
-
-def iou(a: tuple[float, ...] | list[float], b: tuple[float, ...] | list[float]) -> float:
-    """Intersection over union of two ``(x1, y1, x2, y2)`` boxes."""
-    width = min(a[2], b[2]) - max(a[0], b[0])
-    height = min(a[3], b[3]) - max(a[1], b[1])
-    if width <= 0 or height <= 0:
-        return 0.0
-    inter = width * height
-    return inter / ((a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter)
 
 
 def reading_positions(tiles: list[TileLabel]) -> list[int]:
