@@ -9,6 +9,9 @@ from pathlib import Path
 
 from scoring.errors import InputError
 
+#: Photo files the dataset readers and the labelling tool pick up (by lower-case suffix).
+IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp"})
+
 
 def unique_stem(image: Path, used: set[str]) -> str:
     """A flat file stem for ``image`` (its folders joined by ``_``), made unique within ``used``."""

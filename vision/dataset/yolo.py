@@ -19,10 +19,8 @@ from PIL import Image
 
 from scoring.errors import InputError
 from scoring.tiles import VISION_CODES
-from vision.dataset.files import atomic_write_text, place_image, unique_stem
+from vision.dataset.files import IMAGE_SUFFIXES, atomic_write_text, place_image, unique_stem
 from vision.dataset.manifest import LABEL_CODES, UNKNOWN_CODE, ManifestRecord, TileLabel, image_path
-
-IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp")
 
 
 def parse_names(text: str) -> list[str]:

@@ -24,7 +24,7 @@ from typing import Any
 from PIL import Image
 
 from scoring.errors import InputError
-from vision.dataset.files import atomic_write_bytes
+from vision.dataset.files import IMAGE_SUFFIXES, atomic_write_bytes
 from vision.dataset.manifest import (
     ManifestRecord,
     TileLabel,
@@ -34,7 +34,6 @@ from vision.dataset.manifest import (
 )
 from vision.label.hand import hand_from_labels, hand_signature, validate_context
 
-IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp"})
 #: Sidecar folder (proposal cache), beside the manifest; never listed as images.
 SIDECAR_NAME = ".taicam-label"
 DEFAULT_MANIFEST_NAME = "manifest.jsonl"
