@@ -10,8 +10,6 @@ the winning tile has a thick amber outline and "win" on its label; tiles outside
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,7 @@ import cv2
 import numpy as np
 
 from scoring.errors import InputError
+from vision.dataset.files import atomic_write_bytes
 from vision.imageio import resize_by
 
 OUTPUT_SIDE = 1600
@@ -140,11 +139,4 @@ def write_image(path: str | Path, image_bgr: np.ndarray) -> None:
     ok, data = cv2.imencode(extension, image_bgr)
     if not ok:
         raise InputError(f"cannot encode the annotated image as {extension}")
-    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data.tobytes())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
+    atomic_write_bytes(path, data.tobytes())

@@ -18,12 +18,11 @@ from __future__ import annotations
 import json
 import os
 import sys
-import tempfile
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -31,6 +30,7 @@ import cv2
 import numpy as np
 
 from scoring.errors import InputError
+from vision.dataset.files import atomic_write_bytes
 from vision.live.capture import Frame, FrameGrabber, GrabberStatus, Pace
 from vision.live.engine import HandReader, LiveEngine, LiveEvent, LiveUpdate, StageTimes
 from vision.live.panel import PanelInfo, draw_live
@@ -149,19 +149,6 @@ def describe_event(document: dict[str, Any]) -> str:
     return f"{when} {' | '.join(part for part in parts if part)}  =>  {verdict}"
 
 
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temp file in the same folder, so it is never half-written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    descriptor, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(data)
-        os.replace(temp_name, path)
-    except BaseException:
-        Path(temp_name).unlink(missing_ok=True)
-        raise
-
-
 def save_snapshot(
     directory: Path, frame: Frame, annotated: np.ndarray, update: LiveUpdate | None, source: str, rules: str
 ) -> Path:
@@ -171,7 +158,7 @@ def save_snapshot(
         ok, encoded = cv2.imencode(".jpg", image)
         if not ok:
             raise InputError("cannot encode the snapshot image")
-        write_atomic(directory / f"{stem}{suffix}", encoded.tobytes())
+        atomic_write_bytes(directory / f"{stem}{suffix}", encoded.tobytes())
     document: dict[str, Any] = {"source": source, "frame": frame.index, "time": round(frame.timestamp, 3)}
     document["rules"] = rules
     if update is not None:
@@ -190,7 +177,7 @@ def save_snapshot(
         if update.announced is not None:
             document["announced"] = update.announced.document
     json_path = directory / f"{stem}.json"
-    write_atomic(json_path, (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode())
+    atomic_write_bytes(json_path, (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode())
     return json_path
 
 
@@ -280,15 +267,20 @@ class LiveSession:
         return (len(times) - 1) / (times[-1] - times[0])
 
     # -- the two arrangements --------------------------------------------------------------------
-    def _run_synchronous(self) -> None:
+    def _new_frames(self, timeout: float) -> Iterator[Frame]:
+        """Every frame the grabber has not handed out yet, until it runs dry or the session quits."""
         last = -1
         while not self._quit.is_set():
-            frame = self.grabber.next_frame(last, timeout=5.0)
+            frame = self.grabber.next_frame(last, timeout=timeout)
             if frame is None:
                 if self.grabber.finished:
                     return
                 continue
             last = frame.index
+            yield frame
+
+    def _run_synchronous(self) -> None:
+        for frame in self._new_frames(timeout=5.0):
             if self._past_limit(frame):
                 self.summary.end_reason = f"stopped after {self.options.max_seconds:g} s as asked"
                 return
@@ -339,24 +331,15 @@ class LiveSession:
             return
         with self._lock:
             update = self._latest
-        info = PanelInfo(
-            **{**self._panel_info().__dict__, "source_message": f"{self._end_reason()} - press a key"}
-        )
+        info = replace(self._panel_info(), source_message=f"{self._end_reason()} - press a key")
         cv2.imshow(WINDOW_NAME, draw_live(frame.image, update, info))
         while cv2.waitKey(100) == -1:
             if cv2.getWindowProperty(WINDOW_NAME, cv2.WND_PROP_VISIBLE) < 1:
                 break
 
     def _inference_loop(self) -> None:
-        last = -1
         try:
-            while not self._quit.is_set():
-                frame = self.grabber.next_frame(last, timeout=0.5)
-                if frame is None:
-                    if self.grabber.finished:
-                        return
-                    continue
-                last = frame.index
+            for frame in self._new_frames(timeout=0.5):
                 self._infer(frame)
         except BaseException as error:  # noqa: BLE001 - reported by the main thread
             self._inference_error = error
@@ -420,7 +403,7 @@ class LiveSession:
             update = self._latest
         info = self._panel_info()
         if frozen:
-            info = PanelInfo(**{**info.__dict__, "frozen": True})
+            info = replace(info, frozen=True)
         annotated = draw_live(frame.image, update, info)
         if self.options.annotate_path is not None:
             self._write_annotated(annotated)
