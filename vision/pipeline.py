@@ -151,10 +151,11 @@ def assumed_context(context: dict[str, Any], table: Any) -> list[str]:
     return [text for key, text in _ASSUMABLE.items() if key not in given]
 
 
-def _rules_for(rules: Any, table: Any) -> Any:
-    if rules is not None:
-        return rules
-    return getattr(table, "rules", None) or "taiwan"
+def resolve_ruleset(rules: Any, table: Any) -> Any:
+    """The rule set to score with: ``rules`` (an id, a path or a RuleSet), else the table's, else taiwan."""
+    from scoring import load_ruleset
+
+    return load_ruleset(rules if rules is not None else getattr(table, "rules", None) or "taiwan")
 
 
 def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any,
@@ -176,9 +177,9 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
 
     Raises InputError for photos that cannot be a hand (no tiles, two hands, not a winning hand).
     """
-    from scoring import hand_from_json, load_ruleset, score_hand
+    from scoring import hand_from_json, score_hand
 
-    rules = load_ruleset(_rules_for(rules, table))
+    rules = resolve_ruleset(rules, table)
     ctx = _context_dict(context)
     result = PhotoResult(image=image, readings=readings, assumed=assumed_context(ctx, table))
     started = time.perf_counter()

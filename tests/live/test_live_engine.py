@@ -13,7 +13,7 @@ from pathlib import Path
 import scoring
 from scoring import hand_from_json, score_hand
 from vision.live.engine import EngineConfig, LiveEngine, LiveEvent, LiveUpdate
-from vision.live.reading import pipeline_hand_reader
+from vision.live.reading import PipelineHandReader
 from vision.live.session import describe_event, event_document
 from vision.live.stability import StabilityConfig
 from vision.live.tracker import Observation, TrackerConfig
@@ -53,7 +53,7 @@ def observation(i: int, code: str, p: float = 0.93, dy: float = 0.0) -> Observat
 class Table:
     def __init__(self, rules: str = "taiwan") -> None:
         config = EngineConfig(tracker=TrackerConfig(), stability=StabilityConfig(hold_seconds=HOLD))
-        self.engine = LiveEngine(None, None, pipeline_hand_reader(rules=rules), config)  # type: ignore[arg-type]
+        self.engine = LiveEngine(None, None, PipelineHandReader(rules=rules), config)  # type: ignore[arg-type]
         self.t = 0.0
         self.frame = 0
         self.events: list[tuple[float, LiveEvent, dict]] = []
@@ -171,7 +171,7 @@ def test_switching_rules_rescores_the_steady_hand(tmp_path: Path):
     table.show(table.row(HAND), 2.0)
     taiwan = table.events[0][2]["score"]
     assert taiwan["total"] > 0
-    event = table.engine.set_hand_reader(pipeline_hand_reader(rules=str(house_rules(tmp_path))))
+    event = table.engine.set_hand_reader(PipelineHandReader(rules=str(house_rules(tmp_path))))
     assert event is LiveEvent.HAND
     house = table.engine.announced.document["score"]
     assert house["rules"] == "house"

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Protocol
 
@@ -190,25 +190,8 @@ class LiveEngine:
         observations = [Observation(detection, candidates.get(d)) for d, detection in enumerate(detections)]
         classified = time.perf_counter()
         update = self.step(observations, timestamp, frame_index)
-        times = StageTimes(
-            detect=detected - started,
-            classify=classified - detected,
-            track=update.times.track,
-            read=update.times.read,
-        )
-        return LiveUpdate(
-            frame_index=update.frame_index,
-            timestamp=update.timestamp,
-            tracker=update.tracker,
-            stability=update.stability,
-            announced=update.announced,
-            evaluated=update.evaluated,
-            event=update.event,
-            times=times,
-            classified=len(to_classify),
-            read_now=update.read_now,
-            detected=reused is None,
-        )
+        times = replace(update.times, detect=detected - started, classify=classified - detected)
+        return replace(update, times=times, classified=len(to_classify), detected=reused is None)
 
     def step(self, observations: list[Observation], timestamp: float, frame_index: int = 0) -> LiveUpdate:
         """Track, update the stability clock, and read the hand when the table is newly steady."""

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from scoring.errors import InputError
-from vision.live.engine import HandOutcome, HandReader
+from vision.live.engine import HandOutcome
 from vision.types import TileReading
 
 
@@ -31,11 +31,9 @@ class PipelineHandReader:
     def __init__(
         self, rules: Any = None, table: Any = None, context: Any = None, source_name: str = ""
     ) -> None:
-        from scoring import load_ruleset
+        from vision.pipeline import resolve_ruleset
 
-        self.ruleset = load_ruleset(
-            rules if rules is not None else (getattr(table, "rules", None) or "taiwan")
-        )
+        self.ruleset = resolve_ruleset(rules, table)
         self.table = table
         self.context = context
         self.source_name = source_name
@@ -58,9 +56,3 @@ class PipelineHandReader:
             complete=True, document=document, signature=outcome_signature(document), result=result
         )
 
-
-def pipeline_hand_reader(
-    rules: Any = None, table: Any = None, context: Any = None, source_name: str = ""
-) -> HandReader:
-    """Shorthand for :class:`PipelineHandReader`."""
-    return PipelineHandReader(rules, table, context, source_name)
