@@ -73,7 +73,6 @@ class PhotoResult:
     assumed: list[str] = field(default_factory=list)
     error: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
-    image_size: tuple[int, int] | None = None
 
     def tile_group(self) -> dict[int, int]:
         """Reading index -> group number (position in the decoded groups)."""
@@ -130,7 +129,6 @@ class PhotoReadError(InputError):
     def __init__(self, message: str, readings: list[TileReading]) -> None:
         super().__init__(message)
         self.readings = readings
-        self.timings: dict[str, float] = {}
 
 
 def _context_dict(context: Any) -> dict[str, Any]:
@@ -266,23 +264,16 @@ class PhotoPipeline:
         readings = self.read_tiles(source, timings)
         try:
             result = read_readings(readings, image=str(path), rules=rules, table=table, context=context)
-        except PhotoReadError:
-            raise
         except InputError as error:
-            failure = PhotoReadError(str(error), readings)
-            failure.timings = {**timings, "total": time.perf_counter() - started}
-            raise failure from None
+            raise PhotoReadError(str(error), readings) from None
         result.timings = {**timings, **result.timings, "total": time.perf_counter() - started}
-        result.image_size = source.full_size
         return result
 
     def read_image(self, image_bgr: np.ndarray, *, name: str = "<image>", rules: Any = None,
                    table: Any = None, context: Any = None) -> PhotoResult:
         """Read an in-memory upright BGR image (a camera frame) into a scored hand."""
         readings = self.read_tiles(image_bgr)
-        result = read_readings(readings, image=name, rules=rules, table=table, context=context)
-        result.image_size = (image_bgr.shape[1], image_bgr.shape[0])
-        return result
+        return read_readings(readings, image=name, rules=rules, table=table, context=context)
 
 
 #: Two detections sharing more than this fraction of the smaller box are one tile found twice.

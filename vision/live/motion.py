@@ -65,8 +65,3 @@ class ChangeGate:
         self._seen = thumbnail(image_bgr)
         self._detections = list(detections)
         self._seen_at = timestamp
-
-    def reset(self) -> None:
-        self._seen = None
-        self._detections = []
-        self._seen_at = float("-inf")
