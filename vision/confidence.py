@@ -58,7 +58,8 @@ def tile_alternatives(reading: TileReading, chosen: str, count: int = 3) -> list
     return [{"code": code, "confidence": round(p, 4)} for code, p in others]
 
 
-def _score(hand: dict[str, Any], context: dict[str, Any], rules: Any, table: Any):
+def score_reading(hand: dict[str, Any], context: dict[str, Any], rules: Any, table: Any) -> Any:
+    """The score report of a decoded hand JSON under the photo's context (a ``scoring.ScoreReport``)."""
     from scoring import hand_from_json, score_hand
 
     return score_hand(hand_from_json({**hand, "context": context}), rules=rules, table=table)
@@ -82,7 +83,7 @@ def choose_winning_tile(hand: dict[str, Any], context: dict[str, Any], rules: An
     scored = []
     for code in dict.fromkeys(hand["concealed"]):
         candidate = {**hand, "winning_tile": code}
-        report = _score(candidate, context, rules, table)
+        report = score_reading(candidate, context, rules, table)
         scored.append((candidate, report))
     valid = [(h, r) for h, r in scored if r.valid] or scored
     valid.sort(key=lambda item: (item[1].total if item[1].total is not None else 0))
@@ -110,17 +111,18 @@ def build_report(readings: list[TileReading], decoded: HandReading, best_total: 
         if not decoded.winning_known:
             hand, report, _ = choose_winning_tile(hand, context, rules, table)
         else:
-            report = _score(hand, context, rules, table)
+            report = score_reading(hand, context, rules, table)
         if report.total != best_total:
             alternatives.append(ScoredAlternative(_describe(decoded.best, other), share, report.total,
                                                   bool(report.valid), hand))
     # Unstable when the winning tile is a guess, or when the readings that change the total hold,
     # together, a plausible share (many unlikely readings can add up to a likely other total).
     changing = sum(a.share for a in alternatives if a.share is not None)
-    unstable = [a for a in alternatives if a.share is None] or ([True] if changing >= UNSTABLE_SHARE else [])
+    winner_guessed = any(a.share is None for a in alternatives)
     if not decoded.winning_known and winning_alternatives:
         notes.append("the winning tile is not shown; the lowest total is reported")
     if decoded.changes:
         notes.append(f"{len(decoded.changes)} tile(s) changed from the first reading to make a legal hand")
-    return ConfidenceReport(hand_confidence=decoded.confidence, groups=groups, score_stable=not unstable,
+    return ConfidenceReport(hand_confidence=decoded.confidence, groups=groups,
+                            score_stable=not (winner_guessed or changing >= UNSTABLE_SHARE),
                             alternatives=alternatives, notes=notes)

@@ -123,14 +123,16 @@ class HandReading:
     alternatives: list[LegalReading]
     confidence: float
     winning_index: int | None
-    winning_known: bool
-    searched: int
     normaliser: float = 1.0
     warnings: list[str] = field(default_factory=list)
 
     def share(self, reading: LegalReading) -> float:
         """A legal reading's probability as a share of the legal (and unexamined) readings."""
         return min(1.0, reading.probability / self.normaliser) if self.normaliser > 0 else 0.0
+
+    @property
+    def winning_known(self) -> bool:
+        return self.winning_index is not None
 
     @property
     def hand(self) -> dict[str, Any]:
@@ -154,9 +156,8 @@ def _tile_options(reading: TileReading, index: int, allowed: tuple[str, ...]) ->
     if the classifier named none: then only the game's constraints can tell)."""
     allowed_set = set(allowed)
     options = [_Option(_log(p), ((index, code),)) for code, p in reading.candidates if code in allowed_set]
-    named = {o.codes[0][1] for o in options}
     if not options:
-        options = [_Option(_log(FLOOR), ((index, code),)) for code in allowed if code not in named]
+        options = [_Option(_log(FLOOR), ((index, code),)) for code in allowed]
     return tuple(sorted(options, key=lambda o: -o.log_p))
 
 
@@ -331,10 +332,7 @@ class _Judge:
         return _standard_complete(key, True) or (self.melds_count == 0 and _special_shape_possible(key))
 
     def scores(self, reading: LegalReading) -> bool:
-        """The scorer's word: is this a valid win under the rules and table?"""
-        return self._score_valid(reading)
-
-    def _score_valid(self, reading: LegalReading) -> bool:
+        """The scorer's word: is this a valid win under the rules and table? (asked once per hand)"""
         key = reading.key()
         if key not in self._scored:
             from scoring import hand_from_json, score_hand
@@ -499,6 +497,5 @@ def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwa
             warnings.append(f"a concealed kong shows four backs: its face cannot be seen (scored as {face}, "
                             "the first face the other tiles allow); turn two of its tiles up")
     return HandReading(best=best, changes=changes, alternatives=alternatives, confidence=min(1.0, confidence),
-                       winning_index=layout.winning_index, winning_known=layout.winning_index is not None,
-                       searched=searched, normaliser=normaliser, warnings=warnings)
+                       winning_index=layout.winning_index, normaliser=normaliser, warnings=warnings)
 

@@ -26,7 +26,13 @@ from typing import Any
 import numpy as np
 
 from scoring.errors import InputError
-from vision.confidence import ConfidenceReport, build_report, choose_winning_tile, tile_alternatives
+from vision.confidence import (
+    ConfidenceReport,
+    build_report,
+    choose_winning_tile,
+    score_reading,
+    tile_alternatives,
+)
 from vision.decode import HandReading, decode_hand
 from vision.imageio import ArraySource, PhotoSource
 from vision.layout import face_outline, layout_candidates, row_angle
@@ -175,8 +181,6 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
 
     Raises InputError for photos that cannot be a hand (no tiles, two hands, not a winning hand).
     """
-    from scoring import hand_from_json, score_hand
-
     rules = resolve_ruleset(rules, table)
     ctx = _context_dict(context)
     result = PhotoResult(image=image, readings=readings, assumed=assumed_context(ctx, table))
@@ -188,7 +192,7 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
     hand = dict(decoded.hand)
     winning_alternatives = None
     if decoded.winning_known:
-        report = score_hand(hand_from_json({**hand, "context": ctx}), rules=rules, table=table)
+        report = score_reading(hand, ctx, rules, table)
     else:
         hand, report, winning_alternatives = choose_winning_tile(hand, ctx, rules, table)
     result.hand = {**hand, "context": ctx}
