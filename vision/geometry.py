@@ -1,8 +1,12 @@
-"""Box arithmetic shared by the stages that compare tiles across frames or against labels."""
+"""Box and outline arithmetic shared by the stages (tracking, evaluation, layout, drawing)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+
+import numpy as np
+
+from vision.types import Detection
 
 
 def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
@@ -14,3 +18,11 @@ def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
     inter = width * height
     union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
     return inter / union if union > 0 else 0.0
+
+
+def tile_outline(detection: Detection) -> np.ndarray:
+    """The tile's four corners (4x2, float): the detector's quad if it gave one, else the box corners."""
+    if detection.quad is not None and len(detection.quad) == 4:
+        return np.asarray(detection.quad, dtype=np.float64)
+    x1, y1, x2, y2 = detection.box
+    return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float64)

@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
 from scoring.errors import InputError
+from vision.geometry import tile_outline
 from vision.types import Detection, GroupRole, Layout, TileGroup, TileReading
 
 #: A mahjong tile's long side over its short side (real sets: 1.3-1.4).
@@ -95,20 +97,28 @@ def back_mass(reading: TileReading) -> float:
     return sum(p for code, p in reading.candidates if code == "back")
 
 
-def _outline(reading: TileReading) -> np.ndarray:
-    """Four corners: the detector's quad if it gave one, else the box corners."""
-    quad = reading.detection.quad
-    if quad is not None and len(quad) == 4:
-        return np.asarray(quad, dtype=np.float64)
-    x1, y1, x2, y2 = reading.detection.box
-    return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float64)
+def _axial(angle: Any) -> Any:
+    """An axial angle (a row and its reverse are one direction) brought into [-pi/2, pi/2); arrays too."""
+    return (angle + math.pi / 2) % math.pi - math.pi / 2
+
+
+def _axes(angle: float) -> tuple[np.ndarray, np.ndarray]:
+    """Unit vectors along a row turned ``angle`` and across it."""
+    direction = np.array([math.cos(angle), math.sin(angle)])
+    return direction, np.array([-direction[1], direction[0]])
+
+
+def _distances(centres: np.ndarray) -> np.ndarray:
+    """Pairwise distances between points, infinite from a point to itself."""
+    deltas = centres[:, None, :] - centres[None, :, :]
+    distances = np.hypot(deltas[..., 0], deltas[..., 1])
+    np.fill_diagonal(distances, np.inf)
+    return distances
 
 
 def _nearest_neighbours(centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Index of and distance to each point's nearest other point."""
-    deltas = centres[:, None, :] - centres[None, :, :]
-    distances = np.hypot(deltas[..., 0], deltas[..., 1])
-    np.fill_diagonal(distances, np.inf)
+    distances = _distances(centres)
     nearest = distances.argmin(axis=1)
     return nearest, distances[np.arange(len(centres)), nearest]
 
@@ -127,11 +137,11 @@ def estimate_row_direction(centres: np.ndarray, fallback_angle: float = 0.0) -> 
     doubled = 2 * np.arctan2(vectors[:, 1], vectors[:, 0])
     angle = math.atan2(np.sin(doubled).mean(), np.cos(doubled).mean()) / 2
     for _ in range(2):
-        off = np.abs(((doubled / 2 - angle) + math.pi / 2) % math.pi - math.pi / 2)
+        off = np.abs(_axial(doubled / 2 - angle))
         keep = off < math.radians(25)
         if keep.sum() >= 2:
             angle = math.atan2(np.sin(doubled[keep]).mean(), np.cos(doubled[keep]).mean()) / 2
-    return (angle + math.pi / 2) % math.pi - math.pi / 2
+    return _axial(angle)
 
 
 def _extents(corners: np.ndarray, direction: np.ndarray, normal: np.ndarray) -> tuple[float, float]:
@@ -149,12 +159,11 @@ def _extents(corners: np.ndarray, direction: np.ndarray, normal: np.ndarray) -> 
 
 
 def _to_tiles(readings: list[TileReading], angle: float) -> list[_Tile]:
-    direction = np.array([math.cos(angle), math.sin(angle)])
-    normal = np.array([-direction[1], direction[0]])
+    direction, normal = _axes(angle)
     tiles = []
     for index, reading in enumerate(readings):
         centre = np.array(reading.detection.center)
-        along, across = _extents(_outline(reading), direction, normal)
+        along, across = _extents(tile_outline(reading.detection), direction, normal)
         tiles.append(_Tile(index, float(centre @ direction), float(centre @ normal), along, across,
                            reading.detection.rotated, bool(reading.detection.face_down),
                            flower_mass(reading) > FLOWER_MASS, flower_mass(reading), back_mass(reading)))
@@ -166,24 +175,21 @@ def _candidate_angles(centres: np.ndarray, peaks: int = 3) -> list[float]:
     two nearest), and the direction across each."""
     if len(centres) < 3:
         return [estimate_row_direction(centres)]
-    deltas = centres[:, None, :] - centres[None, :, :]
-    distances = np.hypot(deltas[..., 0], deltas[..., 1])
-    np.fill_diagonal(distances, np.inf)
-    order = np.argsort(distances, axis=1)[:, :2]
+    order = np.argsort(_distances(centres), axis=1)[:, :2]
     vectors = np.concatenate([centres[order[:, k]] - centres for k in range(2)])
     angles = np.arctan2(vectors[:, 1], vectors[:, 0]) % math.pi
     histogram, _ = np.histogram(angles, bins=36, range=(0.0, math.pi))
     smooth = histogram + 0.5 * (np.roll(histogram, 1) + np.roll(histogram, -1))
     candidates = [estimate_row_direction(centres)]
     for bin_index in np.argsort(-smooth)[:peaks]:
-        in_bin = np.abs(((angles - (bin_index + 0.5) * math.pi / 36) + math.pi / 2) % math.pi - math.pi / 2)
+        in_bin = np.abs(_axial(angles - (bin_index + 0.5) * math.pi / 36))
         close = angles[in_bin < math.pi / 36]
         mean = math.atan2(np.sin(2 * close).mean(), np.cos(2 * close).mean()) / 2 if len(close) else 0.0
-        candidates.append((mean + math.pi / 2) % math.pi - math.pi / 2)
+        candidates.append(_axial(mean))
     out = []
     for angle in candidates:
         for turned in (angle, (angle + math.pi) % math.pi - math.pi / 2):
-            if all(abs(((turned - a) + math.pi / 2) % math.pi - math.pi / 2) > math.radians(4) for a in out):
+            if all(abs(_axial(turned - a)) > math.radians(4) for a in out):
                 out.append(turned)
     return out
 
@@ -230,8 +236,7 @@ def face_outline(detection: Detection, angle: float) -> tuple[tuple[float, float
         ratio = 1 / TILE_ASPECT if detection.rotated else TILE_ASPECT
         along = width / (c + ratio * s)
         across = along * ratio
-    direction = np.array([math.cos(angle), math.sin(angle)])
-    normal = np.array([-direction[1], direction[0]])
+    direction, normal = _axes(angle)
     centre = np.array([(x1 + x2) / 2, (y1 + y2) / 2])
     corners = [centre + sign_a * direction * along / 2 + sign_n * normal * across / 2
                for sign_a, sign_n in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
@@ -649,9 +654,9 @@ def layout_candidates(readings: list[TileReading], limit: int = 3) -> list[Layou
     if not readings:
         raise InputError("no tiles found in the photo")
     tiles = _to_tiles(readings, _row_angle(readings))
-    if sum(t.face_down for t in tiles) * 2 > len(tiles) and not any(_plain(r) >= 2 for r in _runs(tiles)):
-        raise InputError("the concealed tiles are face-down (Ting?); turn them face up to read the hand")
     runs = _runs(tiles)
+    if sum(t.face_down for t in tiles) * 2 > len(tiles) and not any(_plain(r) >= 2 for r in runs):
+        raise InputError("the concealed tiles are face-down (Ting?); turn them face up to read the hand")
     rows = _choose_concealed(runs)
     layouts = [_layout_for(readings, runs, rows[0])]
     for row in rows[1:limit]:
@@ -679,7 +684,8 @@ def _layout_for(readings: list[TileReading], runs: list[list[_Tile]], row: list[
         near = [r for r in near if r is not source]
     groups, stray = _exposed_groups(near, warnings)
     by_index = {t.index: t for run in runs for t in run}
-    standing = sum(1 for t in concealed if not t.flower or t.flower_p < SURE_FLOWER) + int(source is not None)
+    lying = int(source is not None)
+    standing = sum(1 for t in concealed if not t.flower or t.flower_p < SURE_FLOWER) + lying
     groups, dropped = _fit_count(groups, standing, by_index, frame)
     if dropped:
         warnings.append(f"{len(dropped)} tile(s) touching in front of the hand were taken for discards or a "
@@ -688,7 +694,6 @@ def _layout_for(readings: list[TileReading], runs: list[list[_Tile]], row: list[
     # Flowers never stand in the concealed row; tiles there read as flowers leave it only if the
     # tile count says so (flowers laid in line with the row), else they are misread set tiles.
     sets = sum(_sets_of(g) for g in groups)
-    lying = int(source is not None)
     flagged = [t for t in concealed if t.flower]
     loose = flagged if flagged and len(concealed) - len(flagged) + lying == 17 - 3 * sets else []
     concealed = [t if t.flower and t in loose else replace(t, flower=False) for t in concealed]

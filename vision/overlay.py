@@ -18,6 +18,7 @@ import numpy as np
 
 from scoring.errors import InputError
 from vision.dataset.files import atomic_write_bytes
+from vision.geometry import tile_outline
 from vision.imageio import resize_by
 
 OUTPUT_SIDE = 1600
@@ -33,14 +34,6 @@ _ROLE_COLOURS = {
 }
 _GREY = (150, 150, 150)
 _WINNING = (0, 190, 255)
-
-
-def _outline(detection: Any, factor: float) -> np.ndarray:
-    """The tile's outline in drawing pixels: its quad if the detector gave one, else its box."""
-    if detection.quad is not None and len(detection.quad) == 4:
-        return np.asarray(detection.quad, dtype=np.float64) * factor
-    x1, y1, x2, y2 = (v * factor for v in detection.box)
-    return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]])
 
 
 def confidence_colour(confidence: float) -> tuple[int, int, int]:
@@ -83,7 +76,7 @@ def annotate(image_bgr: np.ndarray, result: Any, max_side: int | None = OUTPUT_S
     boxes = [np.array(r.detection.box) * factor for r in result.readings]
     widths = [b[2] - b[0] for b in boxes]
     narrow = bool(widths) and float(np.median(widths)) < label_height * 1.3
-    outlines = [_outline(r.detection, factor) for r in result.readings]
+    outlines = [tile_outline(r.detection) * factor for r in result.readings]
     for group in result.decoded.best.groups if result.decoded is not None else []:
         points = np.concatenate([outlines[i] for i in group.tile_indices]).astype(np.float32)
         (cx, cy), (w, h), angle = cv2.minAreaRect(points)
