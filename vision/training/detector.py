@@ -55,7 +55,7 @@ class DetectorTrainConfig:
 
     data_root: Path = DEFAULT_DATA_ROOT
     output: Path = Path("models/detector.onnx")
-    steps: int = 1800
+    steps: int = 1300
     batch_size: int = 8
     crop_size: int = 384
     input_size: int = 512
@@ -119,7 +119,7 @@ def detector_loss(raw: torch.Tensor, batch: dict[str, torch.Tensor]) -> tuple[to
             weight = torch.tensor(FLAG_POSITIVE_WEIGHT[key])
             flag_loss = flag_loss + F.binary_cross_entropy_with_logits(at[known, channel], target[known],
                                                                        pos_weight=weight)
-    total = heat + reg + flag_loss
+    total = heat + reg + 0.5 * flag_loss
     parts = {"heat": float(heat.detach()), "reg": float(reg.detach()), "flags": float(flag_loss.detach())}
     return total, parts
 
@@ -258,7 +258,7 @@ def train_detector(config: DetectorTrainConfig, log: Callable[[str], None] = pri
     optimizer = torch.optim.AdamW([{"params": decay_params, "weight_decay": config.weight_decay},
                                    {"params": other_params, "weight_decay": 0.0}], lr=config.learning_rate)
     history: list[dict[str, float]] = []
-    thresholds = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
+    thresholds = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
     running: dict[str, float] = {}
     for step in range(config.steps):
         model.train()
