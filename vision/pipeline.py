@@ -135,6 +135,8 @@ class PhotoReadError(InputError):
     def __init__(self, message: str, readings: list[TileReading]) -> None:
         super().__init__(message)
         self.readings = readings
+        #: The stages' seconds up to the refusal (the photo benchmark times refusals too).
+        self.timings: dict[str, float] = {}
 
 
 def _context_dict(context: Any) -> dict[str, Any]:
@@ -269,7 +271,9 @@ class PhotoPipeline:
         try:
             result = read_readings(readings, image=str(path), rules=rules, table=table, context=context)
         except InputError as error:
-            raise PhotoReadError(str(error), readings) from None
+            failure = PhotoReadError(str(error), readings)
+            failure.timings = {**timings, "total": time.perf_counter() - started}
+            raise failure from None
         result.timings = {**timings, **result.timings, "total": time.perf_counter() - started}
         return result
 
