@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from vision.dataset.manifest import read_manifest
-from vision.evaluation.hands import evaluate_manifest, match_labels, same_hand
+from vision.evaluation.hands import evaluate_manifest, match_labels, oracle_readings, same_hand
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
 
@@ -31,3 +31,11 @@ def test_oracle_evaluation_of_the_samples():
     assert document["images"] == document["hands"] == len(read_manifest(SAMPLES / "manifest.jsonl"))
     assert document["exact_hand_rate_visible"] == 1.0 and document["tile_accuracy"] == 1.0
     assert document["failed_images"] == 0
+
+
+def test_boxes_only_oracle_readings_leave_out_the_labelled_outlines():
+    records = read_manifest(SAMPLES / "manifest.jsonl")
+    outlined = [r for r in records if any(t.quad is not None for t in r.tiles)]
+    assert outlined, "the samples should carry labelled tile outlines"
+    assert any(reading.detection.quad is not None for reading in oracle_readings(outlined[0]))
+    assert all(reading.detection.quad is None for reading in oracle_readings(outlined[0], boxes_only=True))

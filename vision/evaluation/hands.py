@@ -12,7 +12,8 @@ A concealed kong lying as four backs hides its face from any camera; such hands 
 both strictly and "up to hidden faces" so the number says what it measures.
 
 ``oracle`` mode builds readings from the labels themselves (boxes, flags, the true code at a
-fixed probability): it isolates layout + decoding from the models.
+fixed probability): it isolates layout + decoding from the models; ``--boxes-only`` drops the
+labelled outlines, as the shipped detector gives boxes only.
 """
 
 from __future__ import annotations
@@ -97,11 +98,14 @@ def match_labels(label_boxes: list[tuple[float, ...]],
     return matched
 
 
-def oracle_readings(record: Any, confidence: float = 0.9) -> list[TileReading]:
-    """Readings straight from the labels: what a perfect detector and a sure classifier would give."""
+def oracle_readings(record: Any, confidence: float = 0.9, boxes_only: bool = False) -> list[TileReading]:
+    """Readings straight from the labels: what a perfect detector and a sure classifier would give.
+
+    ``boxes_only`` leaves out the labelled tile outlines, as the shipped detector does (boxes only).
+    """
     readings = []
     for tile in record.tiles:
-        quad = None if tile.quad is None else tuple(tuple(p) for p in tile.quad)
+        quad = None if tile.quad is None or boxes_only else tuple(tuple(p) for p in tile.quad)
         detection = Detection(box=tuple(tile.box), score=1.0, rotated=bool(tile.rotated),
                               face_down=bool(tile.face_down), quad=quad)
         runner_up = "back" if tile.code != "back" else "5z"
@@ -144,7 +148,8 @@ def resolve_image(record: Any, base: Path) -> Path:
     return base / image
 
 
-def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracle: bool) -> HandOutcome:
+def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracle: bool,
+                    boxes_only: bool = False) -> HandOutcome:
     """Read one labelled image and compare with its labels (and its hand, if it has one)."""
     from vision.pipeline import PhotoReadError, read_readings
 
@@ -157,7 +162,7 @@ def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracl
     error = None
     try:
         if oracle:
-            readings = oracle_readings(record)
+            readings = oracle_readings(record, boxes_only=boxes_only)
             result = read_readings(readings, image=image, rules=rules, context=context)
         else:
             result = pipeline.read_photo(image, rules=rules, context=context)
@@ -185,13 +190,15 @@ def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracl
 
 
 def evaluate_manifest(path: Path, *, pipeline: Any = None, rules: Any = "taiwan", oracle: bool = False,
-                      limit: int | None = None) -> HandsReport:
+                      boxes_only: bool = False, limit: int | None = None) -> HandsReport:
     from vision.dataset.manifest import read_manifest
 
     records = read_manifest(path)[:limit]
-    report = HandsReport(name=f"{path}{' (oracle readings)' if oracle else ''}")
+    mode = "" if not oracle else " (oracle readings, boxes only)" if boxes_only else " (oracle readings)"
+    report = HandsReport(name=f"{path}{mode}")
     for record in records:
-        outcome = evaluate_record(record, path.parent, pipeline=pipeline, rules=rules, oracle=oracle)
+        outcome = evaluate_record(record, path.parent, pipeline=pipeline, rules=rules, oracle=oracle,
+                                  boxes_only=boxes_only)
         report.outcomes.append(outcome)
     return report
 
@@ -249,6 +256,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--rules", default="taiwan")
     parser.add_argument("--oracle", action="store_true",
                         help="readings from the labels (layout and decoding only)")
+    parser.add_argument("--boxes-only", action="store_true",
+                        help="with --oracle: no labelled tile outlines (the detector gives boxes only)")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -262,8 +271,10 @@ def main(argv: list[str]) -> int:
         manifests.append(args.synth)
     if args.real and args.real.exists():
         manifests.append(args.real)
+    if args.boxes_only and not args.oracle:
+        parser.error("--boxes-only goes with --oracle")
     reports = [evaluate_manifest(m, pipeline=pipeline, rules=args.rules, oracle=args.oracle,
-                                 limit=args.limit) for m in manifests]
+                                 boxes_only=args.boxes_only, limit=args.limit) for m in manifests]
     documents = [r.to_json() for r in reports]
     if args.json:
         print(json.dumps(documents, indent=2))
