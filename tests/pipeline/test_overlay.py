@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -13,6 +14,7 @@ from vision.dataset.manifest import read_manifest
 from vision.evaluation.hands import oracle_readings
 from vision.overlay import MIN_LABEL, OUTPUT_SIDE, annotate, write_image
 from vision.pipeline import read_readings
+from vision.types import TileReading
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
 
@@ -38,18 +40,27 @@ def test_annotation_marks_every_tile_and_the_total(sample):
     assert banner_rows[0] < 20 and (banner_rows < 200).sum() >= MIN_LABEL * max(image.shape[:2])
 
 
+def _scaled(result, factor: float):
+    """``result`` with every tile's box (and outline) in the pixels of the photo scaled by ``factor``."""
+    readings = [TileReading(replace(r.detection, box=tuple(v * factor for v in r.detection.box),
+                                    quad=None if r.detection.quad is None
+                                    else tuple((x * factor, y * factor) for x, y in r.detection.quad)),
+                            r.candidates) for r in result.readings]
+    return replace(result, readings=readings)
+
+
 def test_big_photos_are_drawn_at_phone_size(sample):
     image, result = sample
     big = cv2.resize(image, (4032, 3024))
-    factor = 4032 / image.shape[1]
-    for reading in result.readings:  # boxes of the big photo
-        object.__setattr__(reading.detection, "box", tuple(v * factor for v in reading.detection.box))
-    try:
-        drawn = annotate(big, result)
-    finally:
-        for reading in result.readings:
-            object.__setattr__(reading.detection, "box", tuple(v / factor for v in reading.detection.box))
+    drawn = annotate(big, _scaled(result, 4032 / image.shape[1]))
     assert max(drawn.shape[:2]) == OUTPUT_SIDE
+
+
+def test_without_a_size_limit_the_drawing_keeps_the_frame_size(sample):
+    """The live window draws on the camera's frame as it is, whatever its size."""
+    image, result = sample
+    big = cv2.resize(image, (4032, 3024))
+    assert annotate(big, _scaled(result, 4032 / image.shape[1]), max_side=None).shape == big.shape
 
 
 def test_write_is_atomic_and_checks_the_name(tmp_path, sample):
