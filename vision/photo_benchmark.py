@@ -43,14 +43,13 @@ def _read(pipeline: object, path: Path) -> tuple[dict[str, float], str]:
     (the user waits for the refusal just as long)."""
     from scoring.errors import InputError
 
-    timings: dict[str, float] = {}
     try:
         result = pipeline.read_photo(path, context={"self_drawn": True})  # type: ignore[attr-defined]
-        timings = {k: v for k, v in result.timings.items() if k != "total"}
-        return timings, f"scored {result.score.total} {result.score.unit}"
     except InputError as error:
-        timings = {k: v for k, v in getattr(error, "timings", {}).items() if k != "total"}
-        return timings, f"refused: {str(error)[:60]}"
+        timings, outcome = getattr(error, "timings", {}), f"refused: {str(error)[:60]}"
+    else:
+        timings, outcome = result.timings, f"scored {result.score.total} {result.score.unit}"
+    return {stage: seconds for stage, seconds in timings.items() if stage != "total"}, outcome
 
 
 def time_photo(path: Path, runs: int) -> dict[str, object]:
@@ -73,8 +72,7 @@ def time_photo(path: Path, runs: int) -> dict[str, object]:
         "p95_ms": round(ordered[min(len(ordered) - 1, int(round(0.95 * (len(ordered) - 1))))] * 1000, 1),
         "runs": runs,
         "outcome": outcome,
-        **{f"{stage}_ms": round(statistics.median(values) * 1000, 1) for stage, values in stages.items()
-           if stage != "total"},
+        **{f"{stage}_ms": round(statistics.median(values) * 1000, 1) for stage, values in stages.items()},
     }
 
 
