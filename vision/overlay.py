@@ -59,15 +59,19 @@ def _text_box(image: np.ndarray, text: str, origin: tuple[int, int], height: int
                 cv2.LINE_AA)
 
 
-def annotate(image_bgr: np.ndarray, result: Any, max_side: int | None = OUTPUT_SIDE) -> np.ndarray:
-    """Draw ``result`` (a :class:`vision.pipeline.PhotoResult`) on the full-resolution upright photo.
+def annotate(image_bgr: np.ndarray, result: Any, max_side: int | None = OUTPUT_SIDE,
+             scale: float = 1.0) -> np.ndarray:
+    """Draw ``result`` (a :class:`vision.pipeline.PhotoResult`) on the upright photo.
 
     The drawing is shrunk to ``max_side`` pixels on its long side (None: drawn at the photo's size,
-    as the live window wants, whose frame size is fixed by the camera).
+    as the live window wants, whose frame size is fixed by the camera). ``scale`` is the photo's
+    size over the full-resolution one the result's boxes are in (a photo decoded already reduced,
+    see :meth:`vision.imageio.PhotoSource.image`).
     """
     height, width = image_bgr.shape[:2]
-    factor = 1.0 if max_side is None else min(1.0, max_side / max(height, width))
-    canvas = resize_by(image_bgr, factor)
+    shrink = 1.0 if max_side is None else min(1.0, max_side / max(height, width))
+    canvas = resize_by(image_bgr, shrink)
+    factor = shrink * scale
     long_side = max(canvas.shape[:2])
     label_height = max(12, int(long_side * MIN_LABEL))
     line = max(2, long_side // 400)

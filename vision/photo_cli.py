@@ -29,10 +29,12 @@ def _annotate_path(target: Path, image: Path, many: bool) -> Path:
 
 
 def _annotate(target: Path, image: Path, many: bool, result: Any) -> None:
-    from vision.imageio import load_image
-    from vision.overlay import annotate, write_image
+    from vision.imageio import PhotoSource
+    from vision.overlay import OUTPUT_SIDE, annotate, write_image
 
-    write_image(_annotate_path(target, image, many), annotate(load_image(image), result))
+    # Decoded straight at the drawing's size (a phone photo need not be decoded whole to be drawn small).
+    picture, scale = PhotoSource(image).image(OUTPUT_SIDE)
+    write_image(_annotate_path(target, image, many), annotate(picture, result, scale=scale))
 
 
 def _hand_lines(result: Any) -> list[str]:
