@@ -3,8 +3,8 @@
 The model (``models/classifier.onnx``, trained by ``scripts/train_classifier.py``) reads a small
 upright colour crop and outputs logits over the 43 codes of ``models/classifier.labels.json``
 (the 42 faces and ``back``). The label file also carries the temperature fitted on held-out
-crops; dividing the logits by it makes the softmax probabilities calibrated, so the decoder can
-multiply them across tiles.
+table-photo tiles; dividing the logits by it makes the softmax probabilities calibrated, so the
+decoder can multiply them across tiles.
 
 Cropping: a detection with a ``quad`` is warped so the face is upright (corner 0 top-left, its
 corner order alone decides the orientation); a box

@@ -9,7 +9,9 @@ Sources (all read from ``../shared/data`` or the project's own manifests, never 
 - real unlabelled crops our first model labelled confidently (``datasets/real-labels/crops-unlabelled.jsonl``,
   see ``vision.training.classifier_pseudo``);
 - procedurally drawn tile backs (plain coloured bodies, as on Taiwanese automatic tables), because
-  the shared data holds a single piece of back art.
+  the shared data holds a single piece of back art;
+- optionally (``TrainConfig.synth_scenes``, off in the shipped recipe) crops of rendered training
+  scenes (:func:`synthetic_samples`), drawn for :data:`SYNTH_SHARE` of a face class's samples.
 
 Augmentation imitates what a detector crop of a phone photo looks like: perspective and crop
 jitter, a quarter of the time upside down, stretched aspect (the table photos are squashed to

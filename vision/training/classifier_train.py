@@ -47,7 +47,7 @@ TEMPERATURE_RANGE = (0.1, 10.0)
 class TrainConfig:
     """Everything that changes the trained model (saved beside it)."""
 
-    steps: int = 1200
+    steps: int = 1500
     batch_size: int = 128
     learning_rate: float = 3e-3
     weight_decay: float = 5e-4
@@ -55,8 +55,14 @@ class TrainConfig:
     seed: int = 20261122
     threads: int = 1  # 2 oversubscribes a shared 2-core machine; 1 is faster there
     include_table_photos: bool = True
-    synth_scenes: int = 100  # rendered training scenes cut into crops (training crop sets + art)
+    # Rendered training scenes cut into crops (training crop sets + art). Off in the shipped recipe:
+    # a 1200-step run with 100 scenes (20% of face draws) read fewer table-photo tiles (85.1%
+    # against 87.2%) and fewer held-out crops (97.1%); see models/MODEL_CARD.md.
+    synth_scenes: int = 0
     synth_seed: int = 4242  # differs from the evaluation renders (val split, seed 90210)
+    # Real-crop sets the shipped model did not train on (they were its first calibration data);
+    # kept out so the defaults reproduce the shipped weights.
+    exclude_crop_sets: tuple[str, ...] = ("set-542-green-flowers", "set-587-white-green")
 
 
 @dataclass
@@ -103,7 +109,8 @@ def train_classifier(config: TrainConfig, log: Callable[[str], None] = print,
     torch.manual_seed(config.seed)
     start = time.time()
     if samples is None:
-        samples = load_sources(include_table_photos=config.include_table_photos)
+        samples = load_sources(include_table_photos=config.include_table_photos,
+                               exclude_sets=frozenset(config.exclude_crop_sets))
         if config.synth_scenes > 0:
             samples += synthetic_samples(config.synth_scenes, config.synth_seed)
             log(f"rendered {config.synth_scenes} training scenes {time.time() - start:.0f}s")
