@@ -9,13 +9,18 @@ import numpy as np
 from vision.types import Detection
 
 
-def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
-    """Intersection over union of two ``(x1, y1, x2, y2)`` boxes (0.0 when they do not overlap)."""
+def intersection_area(a: Sequence[float], b: Sequence[float]) -> float:
+    """The area two ``(x1, y1, x2, y2)`` boxes share (0.0 when they do not overlap)."""
     width = min(a[2], b[2]) - max(a[0], b[0])
     height = min(a[3], b[3]) - max(a[1], b[1])
-    if width <= 0 or height <= 0:
+    return width * height if width > 0 and height > 0 else 0.0
+
+
+def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
+    """Intersection over union of two ``(x1, y1, x2, y2)`` boxes (0.0 when they do not overlap)."""
+    inter = intersection_area(a, b)
+    if inter == 0.0:
         return 0.0
-    inter = width * height
     union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
     return inter / union if union > 0 else 0.0
 

@@ -34,6 +34,7 @@ from vision.confidence import (
     tile_alternatives,
 )
 from vision.decode import HandReading, decode_hand
+from vision.geometry import intersection_area
 from vision.imageio import ArraySource, PhotoSource
 from vision.layout import face_outline, layout_candidates, row_angle
 from vision.types import Detection, GroupRole, Layout, TileReading
@@ -295,18 +296,13 @@ def suppress_duplicates(detections: list[Detection]) -> list[Detection]:
     tile with a claimed tile beside it, twice. Overlap is measured on the smaller box, so a small
     box inside a big one counts as a duplicate too.
     """
+    def area(detection: Detection) -> float:
+        return max(1e-6, detection.width * detection.height)
+
     kept: list[Detection] = []
     for detection in sorted(detections, key=lambda d: -d.score):
-        x1, y1, x2, y2 = detection.box
-        area = max(1e-6, (x2 - x1) * (y2 - y1))
-        duplicate = False
-        for other in kept:
-            a1, b1, a2, b2 = other.box
-            inter = max(0.0, min(x2, a2) - max(x1, a1)) * max(0.0, min(y2, b2) - max(y1, b1))
-            if inter / min(area, max(1e-6, (a2 - a1) * (b2 - b1))) > DUPLICATE_OVERLAP:
-                duplicate = True
-                break
-        if not duplicate:
+        if not any(intersection_area(detection.box, other.box) / min(area(detection), area(other))
+                   > DUPLICATE_OVERLAP for other in kept):
             kept.append(detection)
     return kept
 

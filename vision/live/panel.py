@@ -13,6 +13,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.geometry import intersection_area
 from vision.live.engine import HandOutcome, LiveUpdate
 from vision.live.stability import DEFAULT_HOLD_SECONDS, TableStatus
 from vision.overlay import annotate, confidence_colour
@@ -196,13 +197,7 @@ def _free_corner(
 
     def covered(corner: tuple[int, int]) -> float:
         x, y = corner
-        total = 0.0
-        for x1, y1, x2, y2 in boxes:
-            overlap_w = min(x + width, x2) - max(x, x1)
-            overlap_h = min(y + height, y2) - max(y, y1)
-            if overlap_w > 0 and overlap_h > 0:
-                total += overlap_w * overlap_h
-        return total
+        return sum(intersection_area((x, y, x + width, y + height), box) for box in boxes)
 
     return min(corners, key=covered)
 
