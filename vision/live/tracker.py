@@ -130,13 +130,10 @@ def match_detections(
     for d, detection in enumerate(detections):
         if assignment[d] is not None:
             continue
-        cx, cy = detection.center
-        size = max(1.0, min(detection.width, detection.height))
         for t, track in enumerate(tracks):
             if t in used_tracks:
                 continue
-            tx, ty = track.detection.center
-            distance = ((cx - tx) ** 2 + (cy - ty) ** 2) ** 0.5 / size
+            distance = _shift(detection, track.detection.center)
             if distance < config.centre_match:
                 by_distance.append((distance, t, d))
     for _, t, d in sorted(by_distance):
@@ -144,6 +141,13 @@ def match_detections(
             assignment[d] = t
             used_tracks.add(t)
     return assignment
+
+
+def _shift(detection: Detection, point: tuple[float, float]) -> float:
+    """How far ``detection``'s centre lies from ``point``, in units of the tile's short side."""
+    cx, cy = detection.center
+    size = max(1.0, min(detection.width, detection.height))
+    return ((cx - point[0]) ** 2 + (cy - point[1]) ** 2) ** 0.5 / size
 
 
 def update_tracks(state: TrackerState, observations: list[Observation], timestamp: float) -> TrackerState:
@@ -212,10 +216,7 @@ def _new_track(track_id: int, observation: Observation, timestamp: float, config
 
 def _continue_track(track: Track, observation: Observation, timestamp: float, config: TrackerConfig) -> Track:
     detection = observation.detection
-    cx, cy = detection.center
-    ax, ay = track.anchor
-    size = max(1.0, min(detection.width, detection.height))
-    moved = ((cx - ax) ** 2 + (cy - ay) ** 2) ** 0.5 > config.move_fraction * size
+    moved = _shift(detection, track.anchor) > config.move_fraction
     votes = track.votes
     classified_at = track.classified_at
     if observation.candidates:
@@ -240,7 +241,7 @@ def _commit_code(track: Track, config: TrackerConfig) -> str | None:
     """The tile's code after this vote: the top vote, unless it beats the current code by too little."""
     if not track.votes:
         return track.code
-    voted = dict(_mean_votes(track.votes, top_k=len(_all_codes(track.votes))))
+    voted = dict(_mean_votes(track.votes, top_k=None))
     best_code = max(voted, key=voted.__getitem__)
     if track.code is None or track.code not in voted:
         return best_code
@@ -249,11 +250,8 @@ def _commit_code(track: Track, config: TrackerConfig) -> str | None:
     return track.code
 
 
-def _all_codes(votes: tuple[Candidates, ...]) -> set[str]:
-    return {code for candidates in votes for code, _ in candidates}
-
-
-def _mean_votes(votes: tuple[Candidates, ...], top_k: int, lead: str | None = None) -> Candidates:
+def _mean_votes(votes: tuple[Candidates, ...], top_k: int | None, lead: str | None = None) -> Candidates:
+    """Mean probability per code over ``votes``, best first, the ``top_k`` best (None: every code)."""
     if not votes:
         return ()
     totals: Counter[str] = Counter()
