@@ -1,9 +1,10 @@
 """Train the tile detector from scratch and export ``models/detector.onnx``.
 
-    python scripts/train_detector.py                      # the shipped recipe (~35 min on 2 cores)
+    python scripts/train_detector.py                      # the recipe in the code (~25 min, 1 thread)
     python scripts/train_detector.py --steps 50 --output /tmp/det.onnx --synth-scenes 0
 
-The recipe lives in ``vision.training.detector``; this script only parses flags.
+The recipe lives in ``vision.training.detector``; this script only parses flags. The shipped model
+came from an earlier recipe (run r2, commit e268306); ``models/MODEL_CARD.md`` says how to rerun it.
 """
 
 from __future__ import annotations
