@@ -64,7 +64,6 @@ class SessionSummary:
     frames_detected: int = 0  # frames the detector ran on (a still picture reuses detections)
     hands_announced: int = 0
     wall_seconds: float = 0.0
-    processing_seconds: float = 0.0
     failed: bool = False
     events: list[dict[str, Any]] = field(default_factory=list)
     #: ``time.monotonic()`` at which each event was decided (for latency measurements).
@@ -74,17 +73,12 @@ class SessionSummary:
     #: Per-stage seconds of the most recent processed frames (for the benchmark).
     stage_times: deque[StageTimes] = field(default_factory=lambda: deque(maxlen=5000))
 
-    #: ``time.monotonic()`` of the first and last processed and shown frames (rates exclude start-up).
+    #: ``time.monotonic()`` of the first and last processed frames (the rate excludes start-up).
     processed_span: tuple[float, float] = (0.0, 0.0)
-    shown_span: tuple[float, float] = (0.0, 0.0)
 
     @property
     def processed_fps(self) -> float:
         return _rate(self.frames_processed, self.processed_span)
-
-    @property
-    def shown_fps(self) -> float:
-        return _rate(self.frames_shown, self.shown_span)
 
     def describe(self) -> str:
         return (
@@ -260,11 +254,10 @@ class LiveSession:
         return str(getattr(self.engine.read_hand, "rules_id", self.rules))
 
     def processed_fps(self) -> float:
+        """Frames processed per second over the last few (the panel's figure)."""
         with self._lock:
             times = list(self._process_times)
-        if len(times) < 2 or times[-1] <= times[0]:
-            return 0.0
-        return (len(times) - 1) / (times[-1] - times[0])
+        return _rate(len(times), (times[0], times[-1])) if times else 0.0
 
     # -- the two arrangements --------------------------------------------------------------------
     def _new_frames(self, timeout: float) -> Iterator[Frame]:
@@ -360,7 +353,6 @@ class LiveSession:
             now = time.monotonic()
             first = self.summary.processed_span[0] if self.summary.frames_processed > 1 else now
             self.summary.processed_span = (first, now)
-            self.summary.processing_seconds += update.times.total
             self.summary.stage_times.append(update.times)
             if update.read_now:
                 tiles = len(update.tracker.confirmed_tracks())
@@ -413,8 +405,6 @@ class LiveSession:
                 self._window_open = True
             cv2.imshow(WINDOW_NAME, annotated)
         self.summary.frames_shown += 1
-        now = time.monotonic()
-        self.summary.shown_span = (self.summary.shown_span[0] if self.summary.frames_shown > 1 else now, now)
         return annotated
 
     def _write_annotated(self, annotated: np.ndarray) -> None:
