@@ -55,15 +55,13 @@ class HandsReport:
     name: str
     outcomes: list[HandOutcome] = field(default_factory=list)
 
-    def _rate(self, values: list[bool]) -> float:
-        return float(np.mean(values)) if values else 0.0
-
     def to_json(self) -> dict[str, Any]:
         outcomes = self.outcomes
         hands = [o for o in outcomes if o.has_hand]
 
         def rate(values: list[bool]) -> float | None:
-            return round(self._rate(values), 4) if hands else None
+            """The share of hands with the property (None when the manifest holds no hands)."""
+            return round(float(np.mean(values)), 4) if values else None
 
         tiles = sum(o.tiles for o in outcomes)
         errors = Counter((o.error or "").split(":")[0].split(" (")[0] for o in outcomes if o.error)
