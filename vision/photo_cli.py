@@ -60,7 +60,10 @@ def format_result(result: Any) -> str:
     """The terminal report for one photo: the hand as read, what was assumed, the score, the doubts."""
     decoded = result.decoded
     tiles = sum(len(g.tile_indices) for g in decoded.best.groups)
-    lines = [f"{result.image}: {tiles} tiles in the hand, reading confidence {decoded.confidence:.0%}"]
+    # decoded.confidence is the best reading's share of the legal readings, so say so: a forced
+    # correction can make it high while the corrected tile itself was unlikely (shown below).
+    lines = [f"{result.image}: {tiles} tiles in the hand, "
+             f"confidence {decoded.confidence:.0%} among the legal readings"]
     lines.extend(_hand_lines(result))
     if decoded.winning_index is not None:
         lines.append(f"  winning tile: {result.hand['winning_tile']} (marked *)")
