@@ -47,8 +47,9 @@ def dealer_adder(ruleset: RuleSet, table: TableSettings, context: WinContext) ->
     if streak > 0 and (pay["streak_per"] or pay["streak_base"]):
         bonus = pay["streak_base"] + pay["streak_per"] * streak
         amount += bonus
-        parts.append(f"streak {streak}: {bonus}")
-    return amount, " + ".join(parts)
+        parts.append(f"{bonus} for a streak of {streak}")
+    explained = " + ".join(parts)
+    return amount, f"{explained} = {amount}" if len(parts) > 1 else explained
 
 
 def build_payments(ruleset: RuleSet, table: TableSettings, context: WinContext, total: int,

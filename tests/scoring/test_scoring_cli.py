@@ -22,7 +22,7 @@ def test_score_notation_prints_a_table(capsys):
     code, out, err = run(capsys, "score", *HAND, "--seat", "E", "--round", "E", "--streak", "1")
     assert code == 0, err
     assert "TOTAL" in out and "Concealed kong" in out
-    assert "dealer 1 + streak 1" in out
+    assert "dealer 1 + 2 for a streak of 1 = 3" in out
 
 
 def test_score_json_matches_design_md(capsys):
