@@ -228,6 +228,15 @@ def _photometric(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return img
 
 
+def _rot90_points(points: np.ndarray, k: int, width: int, height: int) -> np.ndarray:
+    """Points (..., 2) after ``np.rot90(image, k)`` of a width x height image (see ``_rot90_boxes``)."""
+    out = points.copy()
+    for _ in range(k % 4):
+        out = np.stack([out[..., 1], width - out[..., 0]], axis=-1)
+        width, height = height, width
+    return out
+
+
 def random_view(sample: DetectorSample, rng: np.random.Generator, size: int, base: int) -> DetectorSample:
     """A random training view ``size`` x ``size`` of ``sample``.
 
@@ -236,11 +245,13 @@ def random_view(sample: DetectorSample, rng: np.random.Generator, size: int, bas
     (x0.6..1.5) and aspect (the real photos were stretched to squares), turned by a quarter turn
     now and then (any camera rotation must work), flipped, and cropped around the tiles.
     Boxes cut by the crop keep a target only if at least 60% of them is visible; the rest become
-    ignore regions so the loss never punishes a half-visible tile either way.
+    ignore regions so the loss never punishes a half-visible tile either way. Tile outlines, when
+    known, go through the same turns, scaling, crop and flip as the boxes.
     """
     if sample.quads is not None and rng.random() < 0.35:
         sample = _rotate_any_angle(sample, rng)
     image, boxes, ignore = sample.image, sample.boxes.copy(), sample.ignore.copy()
+    quads = None if sample.quads is None else sample.quads.astype(np.float32).copy()
     sideways, face_down = sample.sideways.copy(), sample.face_down.copy()
     height, width = image.shape[:2]
     k = int(rng.integers(1, 4)) if rng.random() < 0.3 else 0
@@ -248,6 +259,8 @@ def random_view(sample: DetectorSample, rng: np.random.Generator, size: int, bas
         image = np.ascontiguousarray(np.rot90(image, k))
         boxes = _rot90_boxes(boxes, k, width, height)
         ignore = _rot90_boxes(ignore, k, width, height)
+        if quads is not None:
+            quads = _rot90_points(quads, k, width, height)
         height, width = image.shape[:2]
     scale = base / max(height, width) * math.exp(rng.uniform(math.log(0.6), math.log(1.5)))
     aspect = math.exp(rng.uniform(-0.25, 0.25))
@@ -258,6 +271,8 @@ def random_view(sample: DetectorSample, rng: np.random.Generator, size: int, bas
     factors = np.array([new_w / width, new_h / height] * 2, np.float32)
     boxes = boxes * factors
     ignore = ignore * factors
+    if quads is not None:
+        quads = quads * factors[:2]
     # Crop window: usually around a random tile, sometimes anywhere (backgrounds teach precision).
     if len(boxes) and rng.random() < 0.8:
         i = int(rng.integers(len(boxes)))
@@ -277,6 +292,8 @@ def random_view(sample: DetectorSample, rng: np.random.Generator, size: int, bas
     offset = np.array([x0, y0, x0, y0], np.float32)
     boxes = boxes - offset
     ignore = ignore - offset
+    if quads is not None:
+        quads = quads - offset[:2]
     clipped = np.clip(boxes, 0, size)
     area = np.maximum(0, boxes[:, 2] - boxes[:, 0]) * np.maximum(0, boxes[:, 3] - boxes[:, 1])
     visible = np.maximum(0, clipped[:, 2] - clipped[:, 0]) * np.maximum(0, clipped[:, 3] - clipped[:, 1])
@@ -285,13 +302,18 @@ def random_view(sample: DetectorSample, rng: np.random.Generator, size: int, bas
     partial = (frac > 0) & ~keep
     ignore = np.concatenate([ignore, clipped[partial]], axis=0)
     boxes, sideways, face_down = clipped[keep], sideways[keep], face_down[keep]
+    if quads is not None:
+        quads = quads[keep]
     if rng.random() < 0.5:
         canvas = np.ascontiguousarray(canvas[:, ::-1])
         boxes = np.stack([size - boxes[:, 2], boxes[:, 1], size - boxes[:, 0], boxes[:, 3]], axis=1)
         ignore = np.stack([size - ignore[:, 2], ignore[:, 1], size - ignore[:, 0], ignore[:, 3]], axis=1)
+        if quads is not None:
+            quads = np.stack([size - quads[..., 0], quads[..., 1]], axis=-1)
     canvas = _photometric(canvas, rng)
     return DetectorSample(canvas, boxes.astype(np.float32).reshape(-1, 4), sideways, face_down,
-                          ignore.astype(np.float32).reshape(-1, 4), sample.source)
+                          ignore.astype(np.float32).reshape(-1, 4), sample.source,
+                          None if quads is None else quads.astype(np.float32).reshape(-1, 4, 2))
 
 
 # ----------------------------------------------------------------------------- targets
@@ -307,6 +329,27 @@ class DetectorTargets:
     regression: np.ndarray  # (K, 4) off_x, off_y, log_w, log_h
     sideways: np.ndarray  # (K,) float32 in {0, 1, -1 = unknown}
     face_down: np.ndarray  # (K,) float32
+    outline: np.ndarray  # (K, 4) axis_cos, axis_sin, log_face_w, log_face_h (see ``face_outline_target``)
+    outline_known: np.ndarray  # (K,) float32, 1 where the tile's outline is labelled (synthetic scenes)
+
+
+def face_outline_target(quad: np.ndarray) -> tuple[float, float, float, float]:
+    """A labelled face outline (corners top-left, top-right, bottom-right, bottom-left) as the
+    network predicts it: (cos 2a, sin 2a) of its up axis ``a``, and log width / height in cells.
+
+    The up axis is the mean of the two side edges (bottom to top). The width is the mean of the
+    top and bottom edges measured across that axis, so a sheared face (a standing tile seen from the
+    side) keeps the width of its face, not of its slant.
+    """
+    q = np.asarray(quad, np.float64)
+    up = ((q[0] - q[3]) + (q[1] - q[2])) / 2
+    across = ((q[1] - q[0]) + (q[2] - q[3])) / 2
+    height = max(float(np.hypot(*up)), 1e-3)
+    unit = up / height
+    width = max(abs(float(across[0] * -unit[1] + across[1] * unit[0])), 1e-3)
+    angle = math.atan2(unit[1], unit[0])
+    return (math.cos(2 * angle), math.sin(2 * angle),
+            math.log(max(width / STRIDE, 0.25)), math.log(max(height / STRIDE, 0.25)))
 
 
 def encode_targets(sample: DetectorSample, size: int) -> DetectorTargets:
@@ -319,8 +362,10 @@ def encode_targets(sample: DetectorSample, size: int) -> DetectorTargets:
         gx2, gy2 = min(cells, int(math.ceil(x2 / STRIDE))), min(cells, int(math.ceil(y2 / STRIDE)))
         weight[gy1:gy2, gx1:gx2] = 0.0
     ys, xs = np.mgrid[0:cells, 0:cells].astype(np.float32)
-    index, regression, sideways, face_down = [], [], [], []
-    for (x1, y1, x2, y2), side, down in zip(sample.boxes, sample.sideways, sample.face_down, strict=True):
+    index, regression, sideways, face_down, outline, outline_known = [], [], [], [], [], []
+    quads = sample.quads if sample.quads is not None else [None] * len(sample.boxes)
+    for (x1, y1, x2, y2), side, down, quad in zip(sample.boxes, sample.sideways, sample.face_down, quads,
+                                                 strict=True):
         w, h = (x2 - x1) / STRIDE, (y2 - y1) / STRIDE
         if w < 1.0 or h < 1.0:
             continue
@@ -337,12 +382,16 @@ def encode_targets(sample: DetectorSample, size: int) -> DetectorTargets:
         regression.append((cx - ix, cy - iy, math.log(w), math.log(h)))
         sideways.append(float(side))
         face_down.append(float(down))
+        outline.append(face_outline_target(quad) if quad is not None else (0.0, 0.0, 0.0, 0.0))
+        outline_known.append(1.0 if quad is not None else 0.0)
     return DetectorTargets(
         heat=heat, heat_weight=weight,
         index=np.asarray(index, np.int64),
         regression=np.asarray(regression, np.float32).reshape(-1, 4),
         sideways=np.asarray(sideways, np.float32),
         face_down=np.asarray(face_down, np.float32),
+        outline=np.asarray(outline, np.float32).reshape(-1, 4),
+        outline_known=np.asarray(outline_known, np.float32),
     )
 
 
