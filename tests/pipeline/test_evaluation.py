@@ -5,7 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from vision.dataset.manifest import read_manifest
-from vision.evaluation.hands import evaluate_manifest, match_labels, oracle_readings, same_hand
+from vision.evaluation.hands import (
+    evaluate_manifest,
+    is_readable,
+    match_labels,
+    oracle_readings,
+    same_hand,
+)
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
 
@@ -39,3 +45,21 @@ def test_boxes_only_oracle_readings_leave_out_the_labelled_outlines():
     assert outlined, "the samples should carry labelled tile outlines"
     assert any(reading.detection.quad is not None for reading in oracle_readings(outlined[0]))
     assert all(reading.detection.quad is None for reading in oracle_readings(outlined[0], boxes_only=True))
+
+
+def test_hands_with_a_hidden_tile_are_counted_apart_as_unreadable():
+    """A rendered hand with a tile less than half visible counts in the overall rate, not the readable one."""
+    records = read_manifest(SAMPLES / "manifest.jsonl")
+    seen = records[0]
+    hand_tiles = [t for t in seen.tiles if t.role != "distractor"]
+    for tile in hand_tiles:
+        tile.extra["visible"] = 1.0
+    assert is_readable(seen)
+    hand_tiles[0].extra["visible"] = 0.2
+    assert not is_readable(seen)
+    hand_tiles[0].extra["visible"] = 0.5
+    assert is_readable(seen)
+    document = evaluate_manifest(SAMPLES / "manifest.jsonl", oracle=True).to_json()
+    on_disk = read_manifest(SAMPLES / "manifest.jsonl")
+    assert 0 < document["readable_hands"] == sum(is_readable(r) for r in on_disk) < len(on_disk)
+    assert document["exact_hand_rate_readable"] == 1.0
