@@ -3,7 +3,9 @@
 A player does not care that tile 7 is 80% sure if every plausible reading of it scores the same; they
 care when a plausible misreading would change the total. So besides per-tile top-3 and per-group
 probabilities, the report scores the decoder's legal runners-up (and, when the photo does not show
-the winning tile, every tile that could have won) and lists those whose total differs.
+the winning tile, every tile that could have won) and lists those whose total differs. When a tile
+of the hand is not visible at all, every tile that completes the hand is scored and listed with its
+total (:func:`choose_unseen_tile`): the player sees what the guess is worth.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from vision.decode import HandReading, LegalReading
+from vision.decode import HandReading, LegalReading, UnseenTile
 from vision.types import TileReading
 
 #: Runners-up at least this probable (as a share of the legal readings) are scored and reported.
@@ -68,6 +70,8 @@ def score_reading(hand: dict[str, Any], context: dict[str, Any], rules: Any, tab
 def _describe(best: LegalReading, other: LegalReading) -> str:
     changed = [f"tile {i + 1} {best.codes[i]} -> {code}" for i, code in sorted(other.codes.items())
                if best.codes.get(i) != code]
+    if best.unseen != other.unseen:
+        changed.append(f"unseen tile {other.unseen}")
     if best.hand["winning_tile"] != other.hand["winning_tile"]:
         changed.append(f"winning tile {other.hand['winning_tile']}")
     return ", ".join(changed) or "same tiles, other grouping"
@@ -93,15 +97,61 @@ def choose_winning_tile(hand: dict[str, Any], context: dict[str, Any], rules: An
     return chosen_hand, chosen_report, alternatives
 
 
+def _total_key(report: Any) -> float:
+    return report.total if report.total is not None else 0
+
+
+def choose_unseen_tile(decoded: HandReading, context: dict[str, Any], rules: Any, table: Any
+                       ) -> tuple[LegalReading, Any, list[ScoredAlternative], str]:
+    """When one tile is not visible, score every tile that completes the hand.
+
+    The completions are equally probable (the photo shows nothing of the tile), so the *lowest* valid
+    total is reported, whether the unseen tile is the winning tile or a plain concealed one: nobody is
+    overpaid on a guess (as :func:`choose_winning_tile`). Every other completion becomes an
+    alternative with its total and share, whatever its total, since it is another hand. Returns the
+    reported reading, its score report, the alternatives and the warning that says all this.
+    """
+    unseen: UnseenTile | None = decoded.unseen
+    if unseen is None:
+        raise ValueError("choose_unseen_tile needs a decoded hand with an unseen tile")
+    scored = [(r, score_reading(r.hand, context, rules, table)) for r in unseen.completions]
+    valid = [item for item in scored if item[1].valid] or scored
+    chosen, chosen_report = min(valid, key=lambda item: _total_key(item[1]))  # first of equal totals
+    others = sorted(((r, report) for r, report in scored if r is not chosen), key=lambda i: _total_key(i[1]))
+    alternatives = [ScoredAlternative(f"unseen tile {r.unseen}", decoded.share(r), report.total,
+                                      bool(report.valid), r.hand) for r, report in others]
+    return chosen, chosen_report, alternatives, _unseen_warning(chosen, others, unseen.winning)
+
+
+def _unseen_warning(chosen: LegalReading, others: list[tuple[LegalReading, Any]], winning: bool) -> str:
+    if winning:
+        head = ("the winning tile is not visible (hidden or outside the picture, none lies across or apart); "
+                f"read as {chosen.unseen}")
+    else:
+        head = f"one tile is not visible (hidden or outside the picture); read as {chosen.unseen}"
+    if not others:
+        return f"{head}, the only tile that completes the hand"
+    listed = ", ".join(f"{r.unseen} (total {report.total})" for r, report in others)
+    return f"{head}, other tiles that complete the hand: {listed}"
+
+
 def build_report(readings: list[TileReading], decoded: HandReading, best_total: Any,
                  context: dict[str, Any], rules: Any, table: Any,
-                 winning_alternatives: list[ScoredAlternative] | None = None) -> ConfidenceReport:
-    """Score the plausible runners-up and collect everything the confidence report shows."""
+                 winning_alternatives: list[ScoredAlternative] | None = None,
+                 unseen_alternatives: list[ScoredAlternative] | None = None,
+                 reported: LegalReading | None = None) -> ConfidenceReport:
+    """Score the plausible runners-up and collect everything the confidence report shows.
+
+    ``unseen_alternatives`` are the other completions of an unseen tile (:func:`choose_unseen_tile`)
+    and ``reported`` the completion reported, when it is not ``decoded.best``.
+    """
     groups = []
     for number, group in enumerate(decoded.best.groups):
         groups.append({"group": number, "role": group.role.value, "kind": group.kind,
                        "tiles": list(group.codes), "confidence": round(group.probability, 4)})
-    alternatives: list[ScoredAlternative] = list(winning_alternatives or [])
+    completions = list(unseen_alternatives or [])
+    alternatives: list[ScoredAlternative] = list(winning_alternatives or []) + completions
+    runners_up: list[ScoredAlternative] = []
     notes: list[str] = []
     for other in decoded.alternatives:
         share = decoded.share(other)
@@ -113,16 +163,22 @@ def build_report(readings: list[TileReading], decoded: HandReading, best_total: 
         else:
             report = score_reading(hand, context, rules, table)
         if report.total != best_total:
-            alternatives.append(ScoredAlternative(_describe(decoded.best, other), share, report.total,
-                                                  bool(report.valid), hand))
-    # Unstable when the winning tile is a guess, or when the readings that change the total hold,
-    # together, a plausible share (many unlikely readings can add up to a likely other total).
-    changing = sum(a.share for a in alternatives if a.share is not None)
+            runners_up.append(ScoredAlternative(_describe(reported or decoded.best, other), share,
+                                                report.total, bool(report.valid), hand))
+    alternatives.extend(runners_up)
+    # Unstable when the winning tile or an unseen tile is a guess that changes the total, or when the
+    # readings that change the total hold, together, a plausible share (many unlikely readings can add
+    # up to a likely other total).
+    changing = sum(a.share for a in runners_up if a.share is not None)
     winner_guessed = any(a.share is None for a in alternatives)
+    unseen_guessed = any(a.total != best_total for a in completions)
     if not decoded.winning_known and winning_alternatives:
         notes.append("the winning tile is not shown; the lowest total is reported")
+    if completions:
+        notes.append(f"one tile is not visible and {len(completions) + 1} tiles complete the hand; "
+                     "the lowest total is reported")
     if decoded.changes:
         notes.append(f"{len(decoded.changes)} tile(s) changed from the first reading to make a legal hand")
     return ConfidenceReport(hand_confidence=decoded.confidence, groups=groups,
-                            score_stable=not (winner_guessed or changing >= UNSTABLE_SHARE),
+                            score_stable=not (winner_guessed or unseen_guessed or changing >= UNSTABLE_SHARE),
                             alternatives=alternatives, notes=notes)

@@ -12,6 +12,12 @@ kong (one face for its 4 tiles) and each flower. Every variable's options are so
 probability; the classic successor rule (only increment variables at or after the one last
 incremented) visits every combination once, in order, so the first legal reading found is the most
 probable one. A budget bounds the work when the photo is hopeless.
+
+One tile may be missing from the photo (lying behind a standing row, under a hand, outside the
+frame): when the concealed row is exactly one tile short, the hand gets one *unseen* tile. It has no
+detection, so it is no search variable: for each reading of the seen tiles, every code that makes
+the hand legal (the hand's "waits") is tried, each with the same prior (nothing in the photo tells
+them apart). The search over the seen tiles is unchanged.
 """
 
 from __future__ import annotations
@@ -44,6 +50,8 @@ ALTERNATIVE_BUDGET = 2_000
 MAX_GROUP_OPTIONS = 60
 
 _INDEX = {code: i for i, code in enumerate(SET_TILE_CODES)}
+#: Log prior of each code for the unseen tile: uniform over the 34 set tiles (the photo shows nothing).
+UNSEEN_LOG_PRIOR = math.log(1.0 / len(SET_TILE_CODES))
 
 
 @dataclass(frozen=True)
@@ -93,17 +101,40 @@ class DecodedGroup:
 
 @dataclass(frozen=True)
 class LegalReading:
-    """One legal whole-hand reading: per-tile codes, the groups, the hand JSON, its probability."""
+    """One legal whole-hand reading: per-tile codes, the groups, the hand JSON, its probability.
+
+    ``unseen`` is the code read for the tile the photo does not show (in ``hand`` only: it has no
+    reading index, so it is in neither ``codes`` nor ``groups``), or None when every tile is seen.
+    """
 
     codes: dict[int, str]
     groups: tuple[DecodedGroup, ...]
     hand: dict[str, Any]
     probability: float
+    unseen: str | None = None
 
     def key(self) -> str:
         hand = self.hand
         melds = sorted((m["kind"], tuple(m["tiles"]), m["concealed"]) for m in hand["melds"])
         return repr((hand["concealed"], melds, hand["flowers"], hand["winning_tile"]))
+
+
+@dataclass(frozen=True)
+class UnseenTile:
+    """The one tile of the hand the photo does not show, and the readings that complete the hand.
+
+    ``completions`` are the legal readings that differ from the best one only in the unseen tile's
+    code, best (first found) first; all are equally probable, so which is reported is the confidence
+    report's choice (``vision.confidence.choose_unseen_tile``). ``winning`` says the unseen tile was
+    taken as the winning tile (the layout found none: the tile lying across is the one most often hidden).
+    """
+
+    winning: bool
+    completions: tuple[LegalReading, ...]
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return tuple(r.unseen or "" for r in self.completions)
 
 
 @dataclass
@@ -116,6 +147,12 @@ class HandReading:
     Per-tile ``codes`` say what each tile shows: ``back`` for the face-down tiles of a concealed kong
     (the kong's face is in the hand). ``winning_known`` is False when the photo does not show the
     winning tile; the hand then names the last standing tile and the pipeline scores every choice.
+
+    With an ``unseen`` tile, each code completing the hand has the same prior, so ``confidence`` is the
+    share, not a product to be divided again: k completions of the best reading hold at most 1/k of
+    the legal mass between them each, and a guess among them never comes out as certain.
+    ``alternatives`` then hold only readings that differ in a seen tile; the other completions are in
+    ``unseen.completions``.
     """
 
     best: LegalReading
@@ -125,6 +162,7 @@ class HandReading:
     winning_index: int | None
     normaliser: float = 1.0
     warnings: list[str] = field(default_factory=list)
+    unseen: UnseenTile | None = None
 
     def share(self, reading: LegalReading) -> float:
         """A legal reading's probability as a share of the legal (and unexamined) readings."""
@@ -132,7 +170,8 @@ class HandReading:
 
     @property
     def winning_known(self) -> bool:
-        return self.winning_index is not None
+        """The hand names its winning tile: shown in the photo, or taken to be the unseen tile."""
+        return self.winning_index is not None or (self.unseen is not None and self.unseen.winning)
 
     @property
     def hand(self) -> dict[str, Any]:
@@ -304,9 +343,33 @@ class _Judge:
         self.melds_count = melds_count
         self._scored: dict[str, bool] = {}
 
-    def legal(self, variables: list[_Variable], choice: tuple[int, ...]) -> bool:
+    def completions(self, variables: list[_Variable], choice: tuple[int, ...],
+                    unseen: bool) -> list[str | None]:
         """Structure only, straight from the choice (no reading is built): at most 4 of a face, each
-        flower once, and standing tiles that split into sets and a pair (or a special shape)."""
+        flower once, and standing tiles that split into sets and a pair (or a special shape).
+
+        Returns ``[None]`` if the choice is legal as it is, ``[]`` if not; with an ``unseen`` tile,
+        every code that, added to the standing tiles, makes it legal (the hand's waits).
+        """
+        tallies = self._tallies(variables, choice)
+        if tallies is None:
+            return []
+        counts, standing = tallies
+        if not unseen:
+            return [None] if self._complete(counts, standing) else []
+        codes: list[str | None] = []
+        for index, code in enumerate(SET_TILE_CODES):
+            counts[index] += 1
+            standing[index] += 1
+            if self._complete(counts, standing):
+                codes.append(code)
+            counts[index] -= 1
+            standing[index] -= 1
+        return codes
+
+    @staticmethod
+    def _tallies(variables: list[_Variable], choice: tuple[int, ...]) -> tuple[list[int], list[int]] | None:
+        """Counts per face over the whole hand and over the standing tiles (None: a flower twice)."""
         counts = [0] * 34
         standing = [0] * 34
         flowers: set[str] = set()
@@ -319,13 +382,16 @@ class _Judge:
             elif variable.role is GroupRole.FLOWERS:
                 code = option.codes[0][1]
                 if code in flowers:
-                    return False
+                    return None
                 flowers.add(code)
             elif variable.role is GroupRole.CONCEALED_KONG:
                 counts[_INDEX[option.face or option.codes[0][1]]] += 4
             else:
                 for _, code in option.codes:
                     counts[_INDEX[code]] += 1
+        return counts, standing
+
+    def _complete(self, counts: list[int], standing: list[int]) -> bool:
         if max(counts) > 4:
             return False
         key = tuple(standing)
@@ -344,7 +410,9 @@ class _Judge:
 
 
 def _build(readings: list[TileReading], layout: Layout, variables: list[_Variable], choice: tuple[int, ...],
-           log_p: float, winning_index: int | None) -> LegalReading:
+           log_p: float, winning_index: int | None, unseen: str | None = None) -> LegalReading:
+    """The reading for one choice; an ``unseen`` code joins the standing tiles (and is the winning tile
+    when the layout found none)."""
     codes: dict[int, str] = {}
     groups: list[DecodedGroup] = []
     concealed: list[str] = []
@@ -387,10 +455,16 @@ def _build(readings: list[TileReading], layout: Layout, variables: list[_Variabl
                                    tuple(codes[i] for i in flower_indices), None, flower_p))
     for i in layout.ignored:
         codes.setdefault(i, readings[i].code)
-    winner = winning_index if winning_index is not None else concealed_indices[-1]
+    if winning_index is not None:
+        winning_tile = codes[winning_index]
+    else:
+        winning_tile = unseen if unseen is not None else codes[concealed_indices[-1]]
+    if unseen is not None:
+        concealed.append(unseen)
     hand = {"concealed": sorted_codes(concealed), "melds": melds, "flowers": sorted_codes(flowers),
-            "winning_tile": codes[winner]}
-    return LegalReading(codes=codes, groups=tuple(groups), hand=hand, probability=math.exp(log_p))
+            "winning_tile": winning_tile}
+    return LegalReading(codes=codes, groups=tuple(groups), hand=hand, probability=math.exp(log_p),
+                        unseen=unseen)
 
 
 def _best_first(variables: list[_Variable]):
@@ -421,57 +495,88 @@ def expected_standing_tiles(layout: Layout) -> int:
     return 17 - 3 * sets
 
 
-def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwan", table: Any = None,
-                context: dict[str, Any] | None = None, budget: int = SEARCH_BUDGET) -> HandReading:
-    """The most probable legal winning hand for these readings laid out this way.
-
-    Raises InputError when no legal reading exists among the candidates (wrong tile count, or a
-    hand that is not a winning hand however its tiles are read).
-    """
+def unseen_tiles(layout: Layout) -> int:
+    """How many tiles of the hand the photo does not show: 0, or 1 when the standing row is exactly one
+    short of what the sets on the table require (the decoder infers that one). Anything else cannot be
+    read: InputError naming the counts."""
     concealed_group = next(g for g in layout.groups if g.role is GroupRole.CONCEALED)
     standing = len(concealed_group.tile_indices)
     expected = expected_standing_tiles(layout)
-    if standing != expected:
-        sets = (17 - expected) // 3
-        hint = "; is a tile hidden or outside the picture?" if abs(standing - expected) == 1 else ""
-        raise InputError(f"not a winning hand: {standing} standing tiles with {sets} set(s) on the table; "
-                         f"a complete hand has {expected} (17 with no sets laid down, 3 fewer per set){hint}")
-    variables = _variables(readings, layout)
-    melds_count = sum(1 for g in layout.groups if g.role in (GroupRole.MELD, GroupRole.CONCEALED_KONG))
-    judge = _Judge(rules, table, melds_count, context or {})
+    if standing in (expected, expected - 1):
+        return expected - standing
+    sets = (17 - expected) // 3
+    hint = ""
+    if standing < expected:
+        hint = (f"; {expected - standing} tiles are missing (hidden or outside the picture?) and only one "
+                "can be inferred")
+    elif standing == expected + 1:
+        hint = "; is a tile from outside the hand (a discard, the wall) in the row?"
+    raise InputError(f"not a winning hand: {standing} standing tiles with {sets} set(s) on the table; "
+                     f"a complete hand has {expected} (17 with no sets laid down, 3 fewer per set){hint}")
+
+
+@dataclass
+class _Found:
+    """What the best-first search found: the best legal reading, its equally probable completions
+    (other codes for the unseen tile), the other legal runners-up, and the probability mass seen."""
+
     best: LegalReading | None = None
-    alternatives: list[LegalReading] = []
-    seen: set[str] = set()
-    examined_mass = legal_mass = 0.0
-    searched = 0
+    best_log_p: float = 0.0
+    completions: list[LegalReading] = field(default_factory=list)
+    alternatives: list[LegalReading] = field(default_factory=list)
+    legal_mass: float = 0.0
+    examined_mass: float = 0.0
+    searched: int = 0
+    complete: bool = True  # every reading within ALTERNATIVE_RATIO of the best was examined
+
+    def add(self, reading: LegalReading, log_p: float) -> None:
+        self.legal_mass += reading.probability
+        if self.best is None:
+            self.best, self.best_log_p = reading, log_p
+        elif self.is_completion(reading):
+            self.completions.append(reading)
+        elif len(self.alternatives) < MAX_ALTERNATIVES:
+            self.alternatives.append(reading)
+
+    def is_completion(self, reading: LegalReading) -> bool:
+        """Same seen tiles as the best reading, another code for the unseen tile."""
+        if self.best is None or reading.unseen is None or reading.codes != self.best.codes:
+            return False
+        return reading.unseen not in {self.best.unseen, *(c.unseen for c in self.completions)}
+
+
+def _search(readings: list[TileReading], layout: Layout, variables: list[_Variable], judge: _Judge,
+            unseen: bool, budget: int) -> _Found:
+    """Best-first over the seen tiles' options; each choice yields its legal readings (one per code of
+    the unseen tile that completes it, at the uniform prior), kept until ALTERNATIVE_RATIO or a budget."""
+    found = _Found()
+    prior = UNSEEN_LOG_PRIOR if unseen else 0.0
+    keys: set[str] = set()
     found_at = 0
-    complete = True  # every reading within ALTERNATIVE_RATIO of the best was examined
     for log_p, choice in _best_first(variables):
-        searched += 1
-        if best is not None and log_p < math.log(best.probability * ALTERNATIVE_RATIO):
+        found.searched += 1
+        if found.best is not None and log_p + prior < found.best_log_p + math.log(ALTERNATIVE_RATIO):
             break
-        if searched > budget or (best is not None and searched - found_at > ALTERNATIVE_BUDGET):
-            complete = False
+        stale = found.best is not None and found.searched - found_at > ALTERNATIVE_BUDGET
+        if found.searched > budget or stale:
+            found.complete = False
             break
-        examined_mass += math.exp(log_p)
-        if not judge.legal(variables, choice):
-            continue
-        reading = _build(readings, layout, variables, choice, log_p, layout.winning_index)
-        if reading.key() in seen or not judge.scores(reading):
-            continue
-        seen.add(reading.key())
-        legal_mass += reading.probability
-        if best is None:
-            best, found_at = reading, searched
-        elif len(alternatives) < MAX_ALTERNATIVES:
-            alternatives.append(reading)
-    if best is None:
-        raise InputError("not a winning hand: no reading of these tiles within the classifier's "
-                         f"alternatives is a legal winning hand (searched {searched - 1} readings)")
-    # Among the legal readings, the best one's share. If the search stopped early, every unexamined
-    # reading might be legal too, so the share is taken against that mass as well (a lower bound).
-    normaliser = legal_mass + (0.0 if complete else max(0.0, 1.0 - examined_mass))
-    confidence = best.probability / normaliser if normaliser > 0 else 0.0
+        found.examined_mass += math.exp(log_p)
+        for code in judge.completions(variables, choice, unseen):
+            reading = _build(readings, layout, variables, choice, log_p + prior, layout.winning_index, code)
+            key = reading.key()
+            if key in keys or not judge.scores(reading):
+                continue
+            keys.add(key)
+            if found.best is None:
+                found_at = found.searched
+            found.add(reading, log_p + prior)
+    return found
+
+
+def _changes(readings: list[TileReading], layout: Layout, best: LegalReading) -> list[TileChange]:
+    """Seen tiles whose decoded code is not the classifier's first choice; refused (InputError) when
+    together they are too unlikely to believe (MIN_LIKELIHOOD_RATIO)."""
     changes = []
     for i, code in sorted(best.codes.items()):
         top1 = readings[i].code
@@ -485,7 +590,20 @@ def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwa
                            for c in changes[:6])
         raise InputError("not a winning hand as read: the nearest winning hand needs changes the "
                          f"classifier finds unlikely ({listed})")
-    warnings = list(layout.warnings)
+    return changes
+
+
+#: Start of the layout's warning that no winning tile is shown (``vision.layout._winning_tile``).
+_NO_WINNER_SHOWN = "the photo does not show which tile won"
+
+
+def _warnings(readings: list[TileReading], layout: Layout, best: LegalReading,
+              changes: list[TileChange]) -> list[str]:
+    """The layout's warnings and the decoder's own. The layout's "every possible winning tile is
+    considered" is dropped when the unseen tile is taken as the winning tile (it no longer holds;
+    the pipeline says what the unseen tile was read as)."""
+    unseen_wins = best.unseen is not None and layout.winning_index is None
+    warnings = [w for w in layout.warnings if not (unseen_wins and w.startswith(_NO_WINNER_SHOWN))]
     if changes:
         warnings.append("the first reading was not a legal winning hand; changed " + ", ".join(
             f"tile {c.index + 1} {c.top1} -> {c.decoded}" for c in changes))
@@ -496,6 +614,37 @@ def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwa
                          and best.codes.get(group.tile_indices[0]) == BACK), "?")
             warnings.append(f"a concealed kong shows four backs: its face cannot be seen (scored as {face}, "
                             "the first face the other tiles allow); turn two of its tiles up")
-    return HandReading(best=best, changes=changes, alternatives=alternatives, confidence=min(1.0, confidence),
-                       winning_index=layout.winning_index, normaliser=normaliser, warnings=warnings)
+    return warnings
 
+
+def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwan", table: Any = None,
+                context: dict[str, Any] | None = None, budget: int = SEARCH_BUDGET) -> HandReading:
+    """The most probable legal winning hand for these readings laid out this way.
+
+    When the standing row is one tile short, one unseen tile joins the hand (see the module
+    docstring); it is the winning tile if the layout found none, else a plain concealed tile.
+    Raises InputError when no legal reading exists among the candidates (wrong tile count, or a
+    hand that is not a winning hand however its tiles are read).
+    """
+    unseen = unseen_tiles(layout) == 1
+    variables = _variables(readings, layout)
+    melds_count = sum(1 for g in layout.groups if g.role in (GroupRole.MELD, GroupRole.CONCEALED_KONG))
+    judge = _Judge(rules, table, melds_count, context or {})
+    found = _search(readings, layout, variables, judge, unseen, budget)
+    best = found.best
+    if best is None:
+        missing = " with one tile not visible (no tile completes it)" if unseen else ""
+        raise InputError(f"not a winning hand{missing}: no reading of these tiles within the classifier's "
+                         f"alternatives is a legal winning hand (searched {found.searched - 1} readings)")
+    # Among the legal readings, the best one's share. If the search stopped early, every unexamined
+    # reading might be legal too, so the share is taken against that mass as well (a lower bound).
+    normaliser = found.legal_mass + (0.0 if found.complete else max(0.0, 1.0 - found.examined_mass))
+    confidence = best.probability / normaliser if normaliser > 0 else 0.0
+    changes = _changes(readings, layout, best)
+    unseen_tile = None
+    if unseen:
+        unseen_tile = UnseenTile(winning=layout.winning_index is None, completions=(best, *found.completions))
+    return HandReading(best=best, changes=changes, alternatives=found.alternatives,
+                       confidence=min(1.0, confidence), winning_index=layout.winning_index,
+                       normaliser=normaliser, warnings=_warnings(readings, layout, best, changes),
+                       unseen=unseen_tile)

@@ -28,12 +28,14 @@ import numpy as np
 from scoring.errors import InputError
 from vision.confidence import (
     ConfidenceReport,
+    ScoredAlternative,
     build_report,
+    choose_unseen_tile,
     choose_winning_tile,
     score_reading,
     tile_alternatives,
 )
-from vision.decode import HandReading, decode_hand
+from vision.decode import HandReading, LegalReading, decode_hand
 from vision.geometry import intersection_area
 from vision.imageio import ArraySource, PhotoSource
 from vision.layout import face_outline, layout_candidates, row_angle
@@ -168,14 +170,48 @@ def resolve_ruleset(rules: Any, table: Any) -> Any:
 def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any,
                         context: dict[str, Any]) -> tuple[Layout, HandReading]:
     """Decode the most plausible layout; if no legal hand reads from it, the next ones (another row
-    may be the concealed one). The first layout's error is the one reported if none reads."""
+    may be the concealed one). A layout read with every tile seen beats one that needs an unseen tile
+    (a wrong choice of row can be one tile short too). The first layout's error is the one reported
+    if none reads."""
     first_error: InputError | None = None
+    short: tuple[Layout, HandReading] | None = None
     for layout in layout_candidates(readings):
         try:
-            return layout, decode_hand(readings, layout, rules=rules, table=table, context=context)
+            decoded = decode_hand(readings, layout, rules=rules, table=table, context=context)
         except InputError as error:
             first_error = first_error or error
+            continue
+        if decoded.unseen is None:
+            return layout, decoded
+        short = short or (layout, decoded)
+    if short is not None:
+        return short
     raise first_error or InputError("no tiles found in the photo")
+
+
+@dataclass
+class _ScoredHand:
+    """The decoded hand as scored. When the winning tile or an unseen tile is a guess, ``hand`` is the
+    choice with the lowest total (``reported`` its reading) and the other choices are alternatives."""
+
+    hand: dict[str, Any]
+    report: Any
+    reported: LegalReading
+    winning_alternatives: list[ScoredAlternative] | None = None
+    unseen_alternatives: list[ScoredAlternative] | None = None
+    warning: str | None = None
+
+
+def _score_decoded(decoded: HandReading, ctx: dict[str, Any], rules: Any, table: Any) -> _ScoredHand:
+    if decoded.unseen is not None:
+        reported, report, alternatives, warning = choose_unseen_tile(decoded, ctx, rules, table)
+        return _ScoredHand(dict(reported.hand), report, reported, unseen_alternatives=alternatives,
+                           warning=warning)
+    if decoded.winning_known:
+        hand = dict(decoded.hand)
+        return _ScoredHand(hand, score_reading(hand, ctx, rules, table), decoded.best)
+    hand, report, alternatives = choose_winning_tile(dict(decoded.hand), ctx, rules, table)
+    return _ScoredHand(hand, report, decoded.best, winning_alternatives=alternatives)
 
 
 def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = None, table: Any = None,
@@ -192,19 +228,16 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
     result.layout = layout
     result.decoded = decoded
     result.timings["decode"] = time.perf_counter() - started
-    hand = dict(decoded.hand)
-    winning_alternatives = None
-    if decoded.winning_known:
-        report = score_reading(hand, ctx, rules, table)
-    else:
-        hand, report, winning_alternatives = choose_winning_tile(hand, ctx, rules, table)
-    result.hand = {**hand, "context": ctx}
-    result.score = report
-    result.report = build_report(readings, decoded, report.total, ctx, rules, table, winning_alternatives)
+    scored = _score_decoded(decoded, ctx, rules, table)
+    result.hand = {**scored.hand, "context": ctx}
+    result.score = scored.report
+    result.report = build_report(readings, decoded, scored.report.total, ctx, rules, table,
+                                 scored.winning_alternatives, scored.unseen_alternatives, scored.reported)
     result.timings["score"] = time.perf_counter() - started - result.timings["decode"]
-    result.warnings = list(decoded.warnings)
+    result.warnings = list(decoded.warnings) + ([scored.warning] if scored.warning else [])
     if not result.report.score_stable:
-        totals = sorted({a.total for a in result.report.alternatives if a.total is not None})
+        totals = sorted({a.total for a in result.report.alternatives
+                         if a.total is not None and a.total != scored.report.total})
         result.warnings.append("the score is not certain: other plausible readings total "
                                + ", ".join(str(t) for t in totals))
     return result
