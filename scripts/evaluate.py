@@ -6,6 +6,10 @@ classifier: top-1 overall / per family (flowers+seasons, backs), top-3, calibrat
       split ``val``; crops cut from the true boxes, so the classifier is judged alone).
   (c) ``--synth N`` freshly rendered scenes (the only face-down tiles to test on; synthetic).
   Writes a confusion matrix PNG and a contact sheet of the worst crops per data set to ``--out``.
+  ``--model`` takes an ONNX file or a training run's folder; ``--baseline`` (a file, a folder, or
+  ``shipped``) evaluates a second model on the same crops and prints both side by side, e.g.
+  ``evaluate.py classifier --model /tmp/cls80 --baseline shipped``. Each model's crops are cut and
+  scaled at its own input size.
 detector: recall and precision at IoU 0.5 on the table-photo validation photos.
 hands: whole-hand exact-reading rate and score agreement on held-out rendered hands, tile accuracy
   on labelled real photos (``vision.evaluation.hands``; ``hands --help`` for its options).
@@ -19,37 +23,67 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scoring.errors import InputError
 from vision.dataset.paths import shared_data_dir
 
+if TYPE_CHECKING:
+    from vision.models.classifier import TileClassifier
+
 
 def evaluate_classifier(args: argparse.Namespace) -> dict[str, object]:
+    """One model's report per held-out set, or with ``--baseline`` both models' and their comparison."""
+    from vision.models.classifier import DEFAULT_MODEL_NAME, TileClassifier
+    from vision.training.classifier_data import REAL_LABELS_MANIFEST, load_eval_crops
+
+    classifier = TileClassifier(_model_file(args.model, DEFAULT_MODEL_NAME))
+    baseline = None
+    if args.baseline is not None:
+        shipped = args.baseline == "shipped"
+        baseline = TileClassifier(None if shipped else _model_file(Path(args.baseline), DEFAULT_MODEL_NAME))
+        if baseline.model_path.resolve() == classifier.model_path.resolve():
+            raise InputError(f"--baseline is the evaluated model itself ({baseline.model_path})")
+    manifest = args.labels or REAL_LABELS_MANIFEST
+    real_sets = load_eval_crops("val", real_labels=manifest, reviewed_only=True)
+    results = _classifier_results(classifier, real_sets, args, args.out)
+    if baseline is None:
+        return results
+    baseline_out = args.out / "baseline" if args.out is not None else None
+    return {"candidate": results, "baseline": _classifier_results(baseline, real_sets, args, baseline_out)}
+
+
+def _model_file(path: Path | None, default_name: str) -> Path | None:
+    """A model given as a file, or as the folder a training run wrote it to."""
+    return path / default_name if path is not None and path.is_dir() else path
+
+
+def _classifier_results(classifier: TileClassifier, real_sets: dict, args: argparse.Namespace,
+                        out: Path | None) -> dict[str, object]:
     from vision.evaluation.classification import (
         ClassificationReport,
         draw_confusion_matrix,
         draw_contact_sheet,
     )
-    from vision.models.classifier import TileClassifier
-    from vision.training.classifier_data import REAL_LABELS_MANIFEST, load_eval_crops, synthetic_crops
+    from vision.training.classifier_data import synthetic_crops
 
-    classifier = TileClassifier(args.model)
-    manifest = args.labels or REAL_LABELS_MANIFEST
-    results: dict[str, object] = {"model": str(classifier.model_path), "temperature": classifier.temperature}
-    datasets = load_eval_crops("val", real_labels=manifest, reviewed_only=True)
-    if args.synth > 0:
-        datasets["synthetic"] = synthetic_crops(args.synth, args.synth_seed)
+    size = classifier.input_size
+    results: dict[str, object] = {"model": str(classifier.model_path), "temperature": classifier.temperature,
+                                  "input": f"{size.height}x{size.width}"}
+    datasets = dict(real_sets)
+    if args.synth > 0:  # outlines are warped at the model's size, so each model gets its own cut
+        datasets["synthetic"] = synthetic_crops(args.synth, args.synth_seed, size=size)
     for name, (images, codes) in datasets.items():
         report = ClassificationReport(classifier.labels, codes, classifier.probabilities(images))
         results[name] = report.to_json()
-        if args.out is not None:
-            draw_confusion_matrix(report.confusion(), report.labels, args.out / f"confusion-{name}.png",
+        if out is not None:
+            draw_confusion_matrix(report.confusion(), report.labels, out / f"confusion-{name}.png",
                                   title=f"classifier on {name} (val)")
             worst = report.worst(args.worst)
             predicted = report.predicted
             probability = report.probabilities.max(axis=1)
             captions = [f"{codes[i]}>{predicted[i]}\np={probability[i]:.2f}" for i in worst]
-            draw_contact_sheet([images[i] for i in worst], captions, args.out / f"worst-{name}.png")
+            draw_contact_sheet([images[i] for i in worst], captions, out / f"worst-{name}.png")
     return results
 
 
@@ -72,7 +106,10 @@ def main(argv: list[str]) -> int:
         return evaluate_hands(argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=("classifier", "detector"))
-    parser.add_argument("--model", type=Path, default=None, help="ONNX model (default: the shipped one)")
+    parser.add_argument("--model", type=Path, default=None,
+                        help="ONNX model (default: the shipped one); for the classifier also a run's folder")
+    parser.add_argument("--baseline", default=None,
+                        help="classifier: a second model (file, folder or 'shipped') to compare with --model")
     parser.add_argument("--labels", type=Path, default=None, help="table-photo label manifest")
     parser.add_argument("--out", type=Path, default=Path("evaluation"),
                         help="folder for the confusion matrix and worst-crop PNGs (default ./evaluation)")
@@ -89,9 +126,45 @@ def main(argv: list[str]) -> int:
         return 2
     if args.json:
         print(json.dumps(results, indent=1))
+    elif "baseline" in results:
+        _print_comparison(results)  # type: ignore[arg-type]
     else:
         _print_human(results)
     return 0
+
+
+#: The figures of the side-by-side classifier table (JSON key, column heading).
+_COMPARED = (("top1", "top-1"), ("top1_suits", "suits"), ("top1_honours", "honours"),
+             ("top1_flowers_seasons", "flowers+seasons"), ("top1_back", "backs"), ("top3", "top-3"),
+             ("ece", "ECE"), ("nll", "NLL"))
+
+
+def _print_comparison(results: dict[str, dict[str, object]]) -> None:
+    """A Markdown table: one row per held-out set and model (for models/MODEL_CARD.md)."""
+    for role in ("baseline", "candidate"):
+        model = results[role]
+        print(f"{role}: {model['model']} (input {model['input']}, temperature {model['temperature']})")
+    print("| held-out set | model | tiles | " + " | ".join(heading for _, heading in _COMPARED) + " |")
+    print("|---|---|---|" + "---|" * len(_COMPARED))
+    names = [name for name, value in results["candidate"].items() if isinstance(value, dict)]
+    for name in names:
+        for role in ("baseline", "candidate"):
+            report = results[role][name]
+            cells = [_cell(key, report.get(key)) for key, _ in _COMPARED]  # type: ignore[union-attr]
+            print(f"| {name} | {role} | {report['crops']} | " + " | ".join(cells) + " |")  # type: ignore[index]
+    for name in names:
+        for role in ("baseline", "candidate"):
+            confusions = results[role][name]["top_confusions"]  # type: ignore[index]
+            text = ", ".join(f"{row['truth']}>{row['predicted']} x{row['count']}" for row in confusions)
+            print(f"{name} {role} confusions: {text}")
+
+
+def _cell(key: str, value: object) -> str:
+    if value is None:
+        return "-"
+    if key in ("ece", "nll"):
+        return f"{value:.3f}"
+    return f"{100 * float(value):.1f}%"  # type: ignore[arg-type]
 
 
 def _print_human(results: dict[str, object]) -> None:

@@ -32,6 +32,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--batch-size", type=int, default=defaults.batch_size)
     parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument("--threads", type=int, default=defaults.threads)
+    parser.add_argument("--input-height", type=int, default=defaults.input_height,
+                        help="crop height the model reads, a multiple of 4 (width is 3/4 of it; "
+                             "recorded in the label file)")
     parser.add_argument("--synth-scenes", type=int, default=defaults.synth_scenes,
                         help="rendered training scenes cut into crops (0: real crops, photos and art only)")
     parser.add_argument("--no-table-photos", action="store_true",
@@ -42,12 +45,17 @@ def main(argv: list[str]) -> int:
     if args.calibrate_only:
         return recalibrate(args.out)
     config = TrainConfig(steps=args.steps, batch_size=args.batch_size, seed=args.seed, threads=args.threads,
-                         include_table_photos=not args.no_table_photos, synth_scenes=args.synth_scenes)
+                         include_table_photos=not args.no_table_photos, synth_scenes=args.synth_scenes,
+                         input_height=args.input_height)
+    try:
+        size = config.input_size
+    except ValueError as error:
+        parser.error(str(error))
     result = train_classifier(config, log=lambda line: print(line, flush=True))
     onnx_path = args.out / "classifier.onnx"
-    export_onnx(result.model, onnx_path)
+    export_onnx(result.model, onnx_path, size)
     images, _ = calibration_samples()
-    difference = verify_onnx(result.model, onnx_path, images[:64])
+    difference = verify_onnx(result.model, onnx_path, images[:64], size)
     print(f"onnxruntime vs torch: max |logit difference| {difference:.2e}", flush=True)
     if difference > 1e-3:
         print("error: the ONNX export does not match the torch model", file=sys.stderr)

@@ -20,7 +20,7 @@ from vision.dataset.crops import load_labelled_crops
 from vision.dataset.manifest import image_path, read_manifest
 from vision.dataset.paths import REPO_ROOT, shared_data_dir
 from vision.models import MODELS_DIR
-from vision.models.classifier import TileClassifier, crop_detection
+from vision.models.classifier import InputSize, TileClassifier, crop_detection, preprocess_crops
 from vision.types import Detection
 
 needs_crops = pytest.mark.skipif(not (shared_data_dir() / "crops-labelled").is_dir(),
@@ -159,3 +159,35 @@ def test_bad_input_is_an_input_error(classifier: TileClassifier, tmp_path: Path)
     shutil.copy(tmp_path / "classifier.labels.json", tmp_path / "corrupt.labels.json")
     with pytest.raises(InputError, match="cannot load"):
         TileClassifier(corrupt)
+
+
+def test_input_size_comes_from_the_label_file(classifier: TileClassifier, tmp_path: Path) -> None:
+    """The shipped file records 64x48; a file without ``input`` (the first models) means 64x48 too."""
+    assert classifier.input_size == InputSize(64, 48)
+    model = tmp_path / "classifier.onnx"
+    shutil.copy(MODELS_DIR / "classifier.onnx", model)
+    shipped = json.loads((MODELS_DIR / "classifier.labels.json").read_text(encoding="utf-8"))
+    labels_path = tmp_path / "classifier.labels.json"
+    labels_path.write_text(json.dumps({"labels": shipped["labels"], "temperature": shipped["temperature"]}))
+    older = TileClassifier(model)
+    assert older.input_size == InputSize(64, 48)
+    crops = [np.full((90, 70, 3), 200, np.uint8), np.full((30, 20, 3), 90, np.uint8)]
+    assert np.allclose(older.probabilities(crops), classifier.probabilities(crops), atol=1e-6)
+    for bad in ({"height": 64}, {"height": "64", "width": 48}, {"height": 8, "width": 6}, [64, 48]):
+        labels_path.write_text(json.dumps({"labels": shipped["labels"], "input": bad}))
+        with pytest.raises(InputError, match="'input'"):
+            TileClassifier(model)
+    labels_path.write_text(json.dumps({"labels": shipped["labels"], "input": {"height": 80, "width": 60}}))
+    with pytest.raises(InputError, match="takes 64x48 crops but its label list says 80x60"):
+        TileClassifier(model)
+
+
+def test_preprocessing_and_outline_warps_follow_the_input_size() -> None:
+    size = InputSize(80, 60)
+    crops = [np.zeros((100, 70, 3), np.uint8), np.zeros((20, 15), np.uint8)]
+    assert preprocess_crops(crops, size=size).shape == (2, 3, 80, 60)
+    image = np.zeros((300, 300, 3), np.uint8)
+    quad = ((50.0, 50.0), (110.0, 60.0), (100.0, 140.0), (40.0, 130.0))
+    detection = Detection(box=(40, 50, 110, 140), score=1.0, quad=quad)
+    assert crop_detection(image, detection, size).shape == (160, 120, 3)
+    assert crop_detection(image, detection).shape == (128, 96, 3)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 
@@ -10,20 +11,20 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from scoring.errors import InputError  # noqa: E402
 from scoring.tiles import VISION_CODES  # noqa: E402
 from vision.dataset.manifest import read_manifest  # noqa: E402
 from vision.dataset.paths import shared_data_dir  # noqa: E402
-from vision.models.classifier import INPUT_HEIGHT, INPUT_WIDTH, TileClassifier  # noqa: E402
+from vision.models.classifier import DEFAULT_INPUT_SIZE, InputSize, TileClassifier  # noqa: E402
 from vision.training.classifier_data import (  # noqa: E402
     CLASS_INDEX,
     REAL_LABELS_MANIFEST,
-    STORE_HEIGHT,
-    STORE_WIDTH,
     AugmentedCrops,
     Sample,
     art_samples,
     augment,
     procedural_back,
+    store_size,
     synthetic_samples,
 )
 from vision.training.classifier_train import (  # noqa: E402
@@ -38,6 +39,7 @@ from vision.training.classifier_train import (  # noqa: E402
 
 needs_art = pytest.mark.skipif(not (shared_data_dir() / "art").is_dir(),
                                reason="shared tile art not available")
+STORE = store_size(DEFAULT_INPUT_SIZE)
 
 
 @needs_art
@@ -46,15 +48,49 @@ def test_one_training_step_exports_a_model_the_runtime_reads(tmp_path: Path) -> 
     result = train_classifier(TrainConfig(steps=1, batch_size=8), log=lambda _: None, samples=samples,
                               calibrate=False)
     onnx_path = tmp_path / "classifier.onnx"
-    export_onnx(result.model, onnx_path)
+    export_onnx(result.model, onnx_path, DEFAULT_INPUT_SIZE)
     crops = [sample.image for sample in samples[:4]]
-    assert verify_onnx(result.model, onnx_path, crops) < 1e-4
+    assert verify_onnx(result.model, onnx_path, crops, DEFAULT_INPUT_SIZE) < 1e-4
     assert result.temperature == 1.0
     write_labels(tmp_path / "classifier.labels.json", result.temperature, TrainConfig(steps=1))
     classifier = TileClassifier(onnx_path)
     ranked = classifier.classify_crops(crops, top_k=3)
     assert len(ranked) == 4 and all(len(row) == 3 for row in ranked)
     assert all(code in VISION_CODES for row in ranked for code, _ in row)
+
+
+@needs_art
+def test_a_larger_input_is_trained_exported_and_read_at_its_own_size(tmp_path: Path) -> None:
+    """--input-height 80: sources stored at 160x120, batches at 80x60, the runtime reads the label file."""
+    config = TrainConfig(steps=1, batch_size=4, input_height=80)
+    size = config.input_size
+    assert size == InputSize(80, 60)
+    samples = art_samples(shared_data_dir() / "art", size)[:12]
+    assert all(sample.image.shape == (160, 120, 3) for sample in samples)
+    inputs, _ = AugmentedCrops(samples, seed=5, size=size).batch(3)
+    assert inputs.shape == (3, 3, 80, 60)
+    result = train_classifier(config, log=lambda _: None, samples=samples, calibrate=False)
+    onnx_path = tmp_path / "classifier.onnx"
+    export_onnx(result.model, onnx_path, size)
+    crops = [sample.image for sample in samples[:3]]
+    assert verify_onnx(result.model, onnx_path, crops, size) < 1e-4
+    write_labels(tmp_path / "classifier.labels.json", result.temperature, config)
+    recorded = json.loads((tmp_path / "classifier.labels.json").read_text())
+    assert recorded["input"]["height"] == 80 and recorded["input"]["width"] == 60
+    assert recorded["config"]["input_height"] == 80
+    classifier = TileClassifier(onnx_path)
+    assert classifier.input_size == size
+    assert classifier.logits(crops).shape == (3, len(VISION_CODES))
+    # The label file decides the size: claiming 64x48 for this 80x60 graph is refused, not misread.
+    write_labels(tmp_path / "classifier.labels.json", result.temperature, TrainConfig(steps=1))
+    with pytest.raises(InputError, match="takes 80x60 crops"):
+        TileClassifier(onnx_path)
+
+
+@pytest.mark.parametrize("height", [0, 12, 66, 81])
+def test_input_height_must_give_a_whole_3_to_4_crop(height: int) -> None:
+    with pytest.raises(ValueError, match="multiple of 4"):
+        _ = TrainConfig(input_height=height).input_size
 
 
 def test_temperature_fit_recovers_the_temperature_that_made_the_labels() -> None:
@@ -70,19 +106,30 @@ def test_temperature_fit_recovers_the_temperature_that_made_the_labels() -> None
 def test_augmented_batches_have_model_shape_and_every_class() -> None:
     rng = np.random.default_rng(1)
     back = procedural_back(rng)
-    assert back.shape == (STORE_HEIGHT, STORE_WIDTH, 3)
+    assert back.shape == (STORE.height, STORE.width, 3)
     view = augment(back, rng)
-    assert view.ndim == 3 and view.shape[2] == 3 and view.shape[0] >= INPUT_HEIGHT
+    assert view.ndim == 3 and view.shape[2] == 3 and view.shape[0] >= DEFAULT_INPUT_SIZE.height
     stream = AugmentedCrops([], seed=3)
     inputs, labels = stream.batch(6)
-    assert inputs.shape == (6, 3, INPUT_HEIGHT, INPUT_WIDTH) and inputs.dtype == np.float32
+    assert inputs.shape == (6, 3, DEFAULT_INPUT_SIZE.height, DEFAULT_INPUT_SIZE.width)
+    assert inputs.dtype == np.float32
     assert set(labels.tolist()) == {VISION_CODES.index("back")}
 
 
+def test_augmented_views_follow_the_input_size() -> None:
+    """Views of a larger model span 1-2 times its input, so nothing is shrunk below it by the warp."""
+    size = InputSize(80, 60)
+    rng = np.random.default_rng(2)
+    back = procedural_back(rng, size)
+    assert back.shape == (160, 120, 3)
+    heights = [augment(back, rng, size).shape[0] for _ in range(40)]
+    assert min(heights) >= 80 and max(heights) <= 160 and max(heights) > 128
+
+
 def test_synth_crops_are_mixed_into_face_and_back_draws() -> None:
-    real = [Sample(np.full((STORE_HEIGHT, STORE_WIDTH, 3), 10, np.uint8), CLASS_INDEX["1m"], "real-crop")]
-    synth = [Sample(np.full((STORE_HEIGHT, STORE_WIDTH, 3), 250, np.uint8), CLASS_INDEX["1m"], "synth"),
-             Sample(np.full((STORE_HEIGHT, STORE_WIDTH, 3), 251, np.uint8), CLASS_INDEX["back"], "synth")]
+    real = [Sample(np.full((STORE.height, STORE.width, 3), 10, np.uint8), CLASS_INDEX["1m"], "real-crop")]
+    synth = [Sample(np.full((STORE.height, STORE.width, 3), 250, np.uint8), CLASS_INDEX["1m"], "synth"),
+             Sample(np.full((STORE.height, STORE.width, 3), 251, np.uint8), CLASS_INDEX["back"], "synth")]
     stream = AugmentedCrops(real + synth, seed=4, synth_share=0.5)
     draws = [int(stream._source(CLASS_INDEX["1m"])[0, 0, 0]) for _ in range(400)]
     assert 120 < draws.count(250) < 280 and draws.count(10) == 400 - draws.count(250)
@@ -95,7 +142,7 @@ def test_synth_crops_are_mixed_into_face_and_back_draws() -> None:
 def test_rendered_training_crops_come_from_training_sets_with_true_codes() -> None:
     samples = synthetic_samples(1, seed=11)
     assert samples and all(sample.source == "synth" for sample in samples)
-    assert all(sample.image.shape == (STORE_HEIGHT, STORE_WIDTH, 3) for sample in samples)
+    assert all(sample.image.shape == (STORE.height, STORE.width, 3) for sample in samples)
     assert all(0 <= sample.label < len(VISION_CODES) for sample in samples)
     assert samples[0].image.std() > 1  # a real rendered tile, not a blank
 

@@ -4,7 +4,9 @@ The model (``models/classifier.onnx``, trained by ``scripts/train_classifier.py`
 upright colour crop and outputs logits over the 43 codes of ``models/classifier.labels.json``
 (the 42 faces and ``back``). The label file also carries the temperature fitted on held-out
 table-photo tiles; dividing the logits by it makes the softmax probabilities calibrated, so the
-decoder can multiply them across tiles.
+decoder can multiply them across tiles. The crop size is the model's too: the label file's
+``input`` records it (a file without it is from the first models, 64x48), so a retrained model at
+another resolution needs no code change.
 
 Cropping: a detection with a ``quad`` is warped so the face is upright (corner 0 top-left, its
 corner order alone decides the orientation); a box
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -28,9 +31,6 @@ from vision.models import create_session, models_dir, resolve_model_path
 from vision.types import Detection, TileReading
 
 DEFAULT_MODEL_NAME = "classifier.onnx"
-#: Model input size (height, width): tiles are about 3:4.
-INPUT_HEIGHT = 64
-INPUT_WIDTH = 48
 #: Per-channel normalisation applied after scaling RGB to [0, 1].
 PIXEL_MEAN = 0.5
 PIXEL_STD = 0.25
@@ -39,6 +39,28 @@ BOX_MARGIN = 0.04
 #: A tile whose box is this much wider than tall is treated as lying sideways.
 SIDEWAYS_ASPECT = 1.15
 BATCH_SIZE = 64
+#: Smallest input side a label file may declare (four stride-2 stages need a few pixels left).
+MIN_INPUT_SIDE = 16
+
+
+@dataclass(frozen=True)
+class InputSize:
+    """A classifier's input crop in pixels (height, width); tiles are about 3:4, taller than wide."""
+
+    height: int
+    width: int
+
+    @classmethod
+    def for_height(cls, height: int) -> InputSize:
+        """The 3:4 input of a given height (the training option ``--input-height``)."""
+        if height < MIN_INPUT_SIDE or height % 4:
+            raise ValueError(f"input height must be a multiple of 4 and at least {MIN_INPUT_SIDE}, "
+                             f"got {height}")
+        return cls(height, height * 3 // 4)
+
+
+#: The size of models whose label file does not record one (the first models were all 64x48).
+DEFAULT_INPUT_SIZE = InputSize(64, 48)
 
 
 def labels_path_for(model_path: Path) -> Path:
@@ -46,29 +68,39 @@ def labels_path_for(model_path: Path) -> Path:
     return model_path.with_suffix("").with_suffix(".labels.json")
 
 
-def preprocess_crops(crops_bgr: Sequence[np.ndarray]) -> np.ndarray:
-    """BGR crops of any size -> float32 NCHW batch the model takes (RGB, normalised)."""
-    batch = np.empty((len(crops_bgr), 3, INPUT_HEIGHT, INPUT_WIDTH), dtype=np.float32)
+def preprocess_crops(crops_bgr: Sequence[np.ndarray], *, size: InputSize) -> np.ndarray:
+    """BGR crops of any size -> the float32 NCHW batch a model of input ``size`` takes (RGB, normalised).
+
+    ``size`` has no default on purpose: it belongs to the model (``TileClassifier.input_size``, or
+    the training config), and a crop scaled to another model's size would be read wrongly.
+    """
+    batch = np.empty((len(crops_bgr), 3, size.height, size.width), dtype=np.float32)
     for index, crop in enumerate(crops_bgr):
         if crop.ndim == 2:
             crop = cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR)
         elif crop.shape[2] == 4:
             crop = cv2.cvtColor(crop, cv2.COLOR_BGRA2BGR)
-        small = cv2.resize(crop, (INPUT_WIDTH, INPUT_HEIGHT), interpolation=_interpolation(crop))
+        small = cv2.resize(crop, (size.width, size.height), interpolation=_interpolation(crop, size))
         rgb = small[:, :, ::-1].astype(np.float32) / 255.0
         batch[index] = ((rgb - PIXEL_MEAN) / PIXEL_STD).transpose(2, 0, 1)
     return batch
 
 
-def _interpolation(crop: np.ndarray) -> int:
-    shrinking = crop.shape[0] > INPUT_HEIGHT or crop.shape[1] > INPUT_WIDTH
+def _interpolation(crop: np.ndarray, size: InputSize) -> int:
+    shrinking = crop.shape[0] > size.height or crop.shape[1] > size.width
     return cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR
 
 
-def crop_detection(image_bgr: np.ndarray, detection: Detection) -> np.ndarray:
-    """The tile face of ``detection`` cut from the image, upright as far as the detection says."""
+def crop_detection(
+    image_bgr: np.ndarray, detection: Detection, size: InputSize = DEFAULT_INPUT_SIZE
+) -> np.ndarray:
+    """The tile face of ``detection`` cut from the image, upright as far as the detection says.
+
+    ``size`` is the input of the model that will read the crop; only a warped outline depends on it
+    (it is warped at twice that size). Tools that just show crops may keep the default.
+    """
     if detection.quad is not None and len(detection.quad) == 4:
-        return _warp_quad(image_bgr, np.asarray(detection.quad, dtype=np.float32))
+        return _warp_quad(image_bgr, np.asarray(detection.quad, dtype=np.float32), size)
     height, width = image_bgr.shape[:2]
     x1, y1, x2, y2 = detection.box
     margin_x, margin_y = (x2 - x1) * BOX_MARGIN, (y2 - y1) * BOX_MARGIN
@@ -82,14 +114,15 @@ def crop_detection(image_bgr: np.ndarray, detection: Detection) -> np.ndarray:
     return crop
 
 
-def _warp_quad(image_bgr: np.ndarray, quad: np.ndarray) -> np.ndarray:
+def _warp_quad(image_bgr: np.ndarray, quad: np.ndarray, size: InputSize) -> np.ndarray:
     """Perspective-warp a tile outline (corner 0 = top-left of the face as read, clockwise) upright.
 
     The output has the tile's usual 3:4 shape whatever the outline's apparent proportions: a tile
     lying flat and seen at a low angle looks wider than tall, but it is still read upright, so
-    the quad's corner order, not its aspect, decides the orientation.
+    the quad's corner order, not its aspect, decides the orientation. Twice the model input, so
+    the final resize shrinks (area averaging) rather than samples the warp's interpolation.
     """
-    out_w, out_h = 2 * INPUT_WIDTH, 2 * INPUT_HEIGHT
+    out_w, out_h = 2 * size.width, 2 * size.height
     target = np.array([[0, 0], [out_w - 1, 0], [out_w - 1, out_h - 1], [0, out_h - 1]], dtype=np.float32)
     matrix = cv2.getPerspectiveTransform(quad, target)
     return cv2.warpPerspective(image_bgr, matrix, (out_w, out_h), flags=cv2.INTER_LINEAR,
@@ -101,9 +134,15 @@ class TileClassifier:
 
     def __init__(self, model_path: Path | None = None, threads: int | None = None) -> None:
         self.model_path = resolve_model_path(model_path, DEFAULT_MODEL_NAME)
-        self.labels, self.temperature = _read_labels(labels_path_for(self.model_path))
+        self.labels, self.temperature, self.input_size = _read_labels(labels_path_for(self.model_path))
         self._session = create_session(self.model_path, threads)
-        self._input_name = self._session.get_inputs()[0].name
+        model_input = self._session.get_inputs()[0]
+        self._input_name = model_input.name
+        declared = (self.input_size.height, self.input_size.width)
+        graph_side = tuple(model_input.shape[2:4])
+        if all(isinstance(side, int) for side in graph_side) and graph_side != declared:
+            raise InputError(f"{self.model_path} takes {graph_side[0]}x{graph_side[1]} crops but its "
+                             f"label list says {declared[0]}x{declared[1]}")
         outputs = self._session.get_outputs()[0].shape
         if outputs[-1] != len(self.labels):
             raise InputError(f"{self.model_path} outputs {outputs[-1]} classes but its label list has "
@@ -120,7 +159,7 @@ class TileClassifier:
             return np.zeros((0, len(self.labels)), dtype=np.float32)
         parts = []
         for start in range(0, len(crops_bgr), BATCH_SIZE):
-            batch = preprocess_crops(crops_bgr[start:start + BATCH_SIZE])
+            batch = preprocess_crops(crops_bgr[start:start + BATCH_SIZE], size=self.input_size)
             parts.append(self._session.run(None, {self._input_name: batch})[0])
         return np.concatenate(parts, axis=0)
 
@@ -139,7 +178,7 @@ class TileClassifier:
         self, image_bgr: np.ndarray, detections: list[Detection], top_k: int = 5
     ) -> list[TileReading]:
         """One reading per detection, in the same order."""
-        crops = [crop_detection(image_bgr, detection) for detection in detections]
+        crops = [crop_detection(image_bgr, detection, self.input_size) for detection in detections]
         ranked = self.classify_crops(crops, top_k)
         pairs = zip(detections, ranked, strict=True)
         return [TileReading(detection, candidates) for detection, candidates in pairs]
@@ -156,8 +195,8 @@ def softmax(logits: np.ndarray) -> np.ndarray:
     return exp / exp.sum(axis=1, keepdims=True)
 
 
-def _read_labels(path: Path) -> tuple[list[str], float]:
-    """The label list (codes in output order) and the calibration temperature."""
+def _read_labels(path: Path) -> tuple[list[str], float, InputSize]:
+    """The label list (codes in output order), the calibration temperature and the input size."""
     try:
         obj = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -170,4 +209,16 @@ def _read_labels(path: Path) -> tuple[list[str], float]:
     temperature = float(obj.get("temperature", 1.0)) if isinstance(obj, dict) else 1.0
     if not temperature > 0:
         raise InputError(f"{path}: temperature must be positive")
-    return labels, temperature
+    return labels, temperature, _input_size(obj.get("input") if isinstance(obj, dict) else None, path)
+
+
+def _input_size(declared: object, path: Path) -> InputSize:
+    """The ``input`` entry's height and width; none recorded means the first models' 64x48."""
+    if declared is None:
+        return DEFAULT_INPUT_SIZE
+    height = declared.get("height") if isinstance(declared, dict) else None
+    width = declared.get("width") if isinstance(declared, dict) else None
+    if not all(type(side) is int and side >= MIN_INPUT_SIDE for side in (height, width)):
+        raise InputError(f"{path}: 'input' must give the crop height and width in pixels (at least "
+                         f"{MIN_INPUT_SIDE}), got {declared!r}")
+    return InputSize(height, width)

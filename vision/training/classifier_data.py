@@ -16,6 +16,9 @@ Sources (all read from ``../shared/data`` or the project's own manifests, never 
 Augmentation imitates what a detector crop of a phone photo looks like: perspective and crop
 jitter, a quarter of the time upside down, stretched aspect (the table photos are squashed to
 640x640), tiny resolution then upscaling, blur, colour casts, grey photos, noise and JPEG.
+
+Every size here follows the model's input size (``InputSize``, from ``TrainConfig.input_height``):
+sources are stored at twice it, and the default is the first models' 64x48.
 """
 
 from __future__ import annotations
@@ -31,12 +34,10 @@ from scoring.tiles import VISION_CODES
 from vision.dataset.crops import load_labelled_crops
 from vision.dataset.manifest import image_path, read_manifest
 from vision.dataset.paths import REPO_ROOT, shared_data_dir
-from vision.models.classifier import INPUT_HEIGHT, INPUT_WIDTH, crop_detection, preprocess_crops
+from vision.models.classifier import DEFAULT_INPUT_SIZE, InputSize, crop_detection, preprocess_crops
 from vision.training.classifier_labels import resolve_image
 from vision.types import Detection
 
-#: Source images are kept in memory at this size (height, width), twice the model input.
-STORE_HEIGHT, STORE_WIDTH = 2 * INPUT_HEIGHT, 2 * INPUT_WIDTH
 CLASS_INDEX = {code: index for index, code in enumerate(VISION_CODES)}
 REAL_LABELS_MANIFEST = REPO_ROOT / "datasets" / "real-labels" / "table-photos.jsonl"
 PSEUDO_LABELS_MANIFEST = REPO_ROOT / "datasets" / "real-labels" / "crops-unlabelled.jsonl"
@@ -53,9 +54,14 @@ _UNICODE_NAMES = {
 }
 
 
+def store_size(size: InputSize) -> InputSize:
+    """Source images are kept in memory at twice the model input, so every view is a shrink."""
+    return InputSize(2 * size.height, 2 * size.width)
+
+
 @dataclass
 class Sample:
-    """One stored source crop (BGR, STORE size) and its class."""
+    """One stored source crop (BGR, at :func:`store_size` of the model input) and its class."""
 
     image: np.ndarray
     label: int
@@ -67,20 +73,23 @@ def load_sources(
     data_dir: Path | None = None,
     real_labels: Path = REAL_LABELS_MANIFEST,
     exclude_sets: frozenset[str] = frozenset(),
+    size: InputSize = DEFAULT_INPUT_SIZE,
 ) -> list[Sample]:
-    """Every training source crop, resized to the store size (crops of ``exclude_sets`` left out)."""
+    """Every training source crop, stored for a model of input ``size`` (``exclude_sets`` left out)."""
     data_dir = data_dir or shared_data_dir()
-    samples = [Sample(_store(cv2.imread(str(crop.path))), CLASS_INDEX[crop.code], "real-crop")
+    samples = [Sample(_store(cv2.imread(str(crop.path)), size), CLASS_INDEX[crop.code], "real-crop")
                for crop in load_labelled_crops("train", data_dir) if crop.set_id not in exclude_sets]
-    samples += art_samples(data_dir / "art")
+    samples += art_samples(data_dir / "art", size)
     if include_table_photos and real_labels.is_file():
-        samples += table_photo_samples(real_labels, "train")
+        samples += table_photo_samples(real_labels, "train", size)
     if include_table_photos and PSEUDO_LABELS_MANIFEST.is_file():
-        samples += pseudo_labelled_samples(PSEUDO_LABELS_MANIFEST, data_dir)
+        samples += pseudo_labelled_samples(PSEUDO_LABELS_MANIFEST, data_dir, size)
     return samples
 
 
-def pseudo_labelled_samples(manifest: Path, data_dir: Path) -> list[Sample]:
+def pseudo_labelled_samples(
+    manifest: Path, data_dir: Path, size: InputSize = DEFAULT_INPUT_SIZE
+) -> list[Sample]:
     """The unlabelled real crops our model labelled confidently (``unknown`` ones are skipped)."""
     samples = []
     for record in read_manifest(manifest):
@@ -92,11 +101,11 @@ def pseudo_labelled_samples(manifest: Path, data_dir: Path) -> list[Sample]:
             path = data_dir / "crops-unlabelled" / "images" / Path(record.image).name
         image = cv2.imread(str(path))
         if image is not None:
-            samples.append(Sample(_store(image), CLASS_INDEX[code], "pseudo-crop"))
+            samples.append(Sample(_store(image, size), CLASS_INDEX[code], "pseudo-crop"))
     return samples
 
 
-def art_samples(art_dir: Path) -> list[Sample]:
+def art_samples(art_dir: Path, size: InputSize = DEFAULT_INPUT_SIZE) -> list[Sample]:
     """FluffyStuff faces composited on its blank tile, its back, and the Unicode renders."""
     samples: list[Sample] = []
     for style in ("Regular", "Black"):
@@ -106,22 +115,23 @@ def art_samples(art_dir: Path) -> list[Sample]:
             face = cv2.imread(str(folder / f"{name}.png"), cv2.IMREAD_UNCHANGED)
             if face is None or front is None:
                 continue
-            samples.append(Sample(_store(_flatten(_over(face, front))), CLASS_INDEX[code], "art-fluffy"))
+            image = _store(_flatten(_over(face, front)), size)
+            samples.append(Sample(image, CLASS_INDEX[code], "art-fluffy"))
         back = cv2.imread(str(folder / "Back.png"), cv2.IMREAD_UNCHANGED)
         if back is not None:
-            samples.append(Sample(_store(_flatten(back)), CLASS_INDEX["back"], "art-fluffy"))
+            samples.append(Sample(_store(_flatten(back), size), CLASS_INDEX["back"], "art-fluffy"))
     for style in ("uni", "unib"):
         folder = art_dir / "unicode-set" / "png" / style
         for name, code in _UNICODE_NAMES.items():
             image = cv2.imread(str(folder / f"{name}.png"), cv2.IMREAD_UNCHANGED)
             if image is not None:
-                samples.append(Sample(_store(_flatten(image)), CLASS_INDEX[code], "art-unicode"))
+                samples.append(Sample(_store(_flatten(image), size), CLASS_INDEX[code], "art-unicode"))
     return samples
 
 
-def table_photo_samples(manifest: Path, split: str) -> list[Sample]:
+def table_photo_samples(manifest: Path, split: str, size: InputSize = DEFAULT_INPUT_SIZE) -> list[Sample]:
     """Our labelled table-photo tiles in ``split`` as stored training samples."""
-    return [Sample(_store(crop), CLASS_INDEX[code], "table-photo")
+    return [Sample(_store(crop, size), CLASS_INDEX[code], "table-photo")
             for crop, code in table_photo_crops(manifest, split)]
 
 
@@ -146,15 +156,22 @@ def _flatten(bgra: np.ndarray, background: tuple[int, int, int] = (60, 110, 50))
     return bgra
 
 
-def _store(image: np.ndarray) -> np.ndarray:
+def _store(image: np.ndarray, size: InputSize) -> np.ndarray:
     if image is None:
         raise ValueError("unreadable training image")
-    return cv2.resize(image, (STORE_WIDTH, STORE_HEIGHT), interpolation=cv2.INTER_AREA)
+    stored = store_size(size)
+    return cv2.resize(image, (stored.width, stored.height), interpolation=cv2.INTER_AREA)
 
 
-def procedural_back(rng: np.random.Generator) -> np.ndarray:
-    """A face-down tile: a plain coloured body with shading, maybe showing its white face layer."""
-    height, width = STORE_HEIGHT, STORE_WIDTH
+def procedural_back(rng: np.random.Generator, size: InputSize = DEFAULT_INPUT_SIZE) -> np.ndarray:
+    """A face-down tile: a plain coloured body with shading, maybe showing its white face layer.
+
+    Drawn at the store size of ``size``; edge widths and the mark scale with it (pixel figures
+    below are for the 128x96 store of a 64x48 model, whose draws they reproduce exactly).
+    """
+    stored = store_size(size)
+    height, width = stored.height, stored.width
+    scale = height / 128
     hue = int(rng.integers(0, 180))
     saturation = int(rng.integers(90, 255))
     value = int(rng.integers(90, 240))
@@ -164,7 +181,7 @@ def procedural_back(rng: np.random.Generator) -> np.ndarray:
     gradient = np.linspace(rng.uniform(0.75, 1.0), rng.uniform(1.0, 1.2), height)[:, None, None]
     body = np.clip(body * gradient, 0, 255)
     if rng.random() < 0.5:  # the ivory face layer seen along one edge of a tilted tile
-        thickness = int(rng.integers(3, 14))
+        thickness = max(1, round(int(rng.integers(3, 14)) * scale))
         ivory = np.array([rng.uniform(200, 250)] * 3, np.float32)
         edge = int(rng.integers(4))
         if edge == 0:
@@ -176,21 +193,27 @@ def procedural_back(rng: np.random.Generator) -> np.ndarray:
         else:
             body[:, -thickness:] = ivory
     if rng.random() < 0.5:  # a moulded pattern or logo on the back
-        centre = (width // 2 + int(rng.integers(-6, 7)), height // 2 + int(rng.integers(-6, 7)))
+        centre = (width // 2 + round(int(rng.integers(-6, 7)) * scale),
+                  height // 2 + round(int(rng.integers(-6, 7)) * scale))
         centre_colour = body[height // 2, width // 2] * rng.uniform(0.7, 1.3)
         shade = tuple(float(v) for v in np.clip(centre_colour, 0, 255))
-        cv2.circle(body, centre, int(rng.integers(6, 30)), shade, int(rng.integers(-1, 4)))
+        radius = round(int(rng.integers(6, 30)) * scale)
+        line = int(rng.integers(-1, 4))
+        cv2.circle(body, centre, radius, shade, line if line < 1 else max(1, round(line * scale)))
     return body.astype(np.uint8)
 
 
 #: Share of a face class's draws that come from rendered-scene crops (the rest: real photos and art).
 SYNTH_SHARE = 0.2
 
+#: The smallest a tile gets in a photo before the crop scales it up (pixels, whatever the model size).
+SMALLEST_TILE_PX = 18
+
 _BACKGROUNDS = ((60, 110, 50), (70, 140, 60), (90, 90, 90), (120, 150, 180), (40, 40, 40), (200, 200, 200))
 
 
-def augment(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One random phone-photo-like view of a stored crop, at model input size (BGR uint8)."""
+def augment(image: np.ndarray, rng: np.random.Generator, size: InputSize = DEFAULT_INPUT_SIZE) -> np.ndarray:
+    """One random phone-photo-like view of a stored crop, between 1 and 2 times ``size`` (BGR uint8)."""
     height, width = image.shape[:2]
     background = _BACKGROUNDS[int(rng.integers(len(_BACKGROUNDS)))]
     # Perspective + crop jitter: each corner moves independently; the box may be loose or tight.
@@ -201,15 +224,17 @@ def augment(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     source = (corners + jitter).astype(np.float32)
     if rng.random() < 0.5:  # upside down: the runtime cannot tell which way a sideways tile turns
         source = np.roll(source, 2, axis=0)
-    out_h = int(rng.integers(INPUT_HEIGHT, STORE_HEIGHT + 1))
-    out_w = int(round(out_h * INPUT_WIDTH / INPUT_HEIGHT * rng.uniform(0.8, 1.25)))
+    out_h = int(rng.integers(size.height, 2 * size.height + 1))
+    out_w = int(round(out_h * size.width / size.height * rng.uniform(0.8, 1.25)))
     target = np.array([[0, 0], [out_w, 0], [out_w, out_h], [0, out_h]], np.float32)
     matrix = cv2.getPerspectiveTransform(source, target)
     border = cv2.BORDER_REPLICATE if rng.random() < 0.5 else cv2.BORDER_CONSTANT
     view = cv2.warpPerspective(image, matrix, (out_w, out_h), flags=cv2.INTER_LINEAR, borderMode=border,
                                borderValue=background)
     if rng.random() < 0.5:  # tiny in the photo, then scaled up by the crop
-        small_h = int(rng.integers(18, 48))
+        # From the smallest photo tiles (a fixed pixel count: photos do not change with the model)
+        # up to three quarters of the input height (18-48 px for a 64 px input).
+        small_h = int(rng.integers(SMALLEST_TILE_PX, size.height * 3 // 4))
         small_w = max(8, int(small_h * out_w / out_h))
         view = cv2.resize(cv2.resize(view, (small_w, small_h), interpolation=cv2.INTER_AREA), (out_w, out_h),
                           interpolation=cv2.INTER_LINEAR)
@@ -237,8 +262,10 @@ def augment(image: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 class AugmentedCrops:
     """Draws class-balanced, augmented batches from the source samples (and procedural backs)."""
 
-    def __init__(self, samples: list[Sample], seed: int, synth_share: float = SYNTH_SHARE) -> None:
+    def __init__(self, samples: list[Sample], seed: int, synth_share: float = SYNTH_SHARE,
+                 size: InputSize = DEFAULT_INPUT_SIZE) -> None:
         self.samples = samples
+        self.size = size
         self.rng = np.random.default_rng(seed)
         self.by_class: dict[int, list[int]] = {}
         self.synth_by_class: dict[int, list[int]] = {}
@@ -254,8 +281,8 @@ class AugmentedCrops:
         labels = self.rng.choice(self.classes, size=size)
         views = []
         for label in labels:
-            views.append(augment(self._source(int(label)), self.rng))
-        return preprocess_crops(views), labels.astype(np.int64)
+            views.append(augment(self._source(int(label)), self.rng, self.size))
+        return preprocess_crops(views, size=self.size), labels.astype(np.int64)
 
     def _source(self, label: int) -> np.ndarray:
         stored = self.by_class.get(label, [])
@@ -263,7 +290,7 @@ class AugmentedCrops:
         if label == self.back_label and synth and self.rng.random() < 0.5:
             return self.samples[synth[int(self.rng.integers(len(synth)))]].image
         if label == self.back_label and (not stored or self.rng.random() < 0.8):
-            return procedural_back(self.rng)
+            return procedural_back(self.rng, self.size)
         if synth and (not stored or self.rng.random() < self.synth_share):
             return self.samples[synth[int(self.rng.integers(len(synth)))]].image
         # Real photos first: art is a minority so the model learns real sets, not clean drawings.
@@ -307,9 +334,11 @@ def table_photo_crops(
     return out
 
 
-def synthetic_crops(count: int, seed: int, min_visible: float = 0.8,
-                    split: str = "val") -> tuple[list[np.ndarray], list[str]]:
+def synthetic_crops(count: int, seed: int, min_visible: float = 0.8, split: str = "val",
+                    size: InputSize = DEFAULT_INPUT_SIZE) -> tuple[list[np.ndarray], list[str]]:
     """Crops of ``count`` freshly rendered scenes (``vision.synth``), cut by their tile outlines.
+
+    The outlines are warped as the runtime warps them for a model of input ``size``.
 
     ``split="val"`` (evaluation) renders from the validation crop sets only plus tile art: the
     only source of face-down tiles (``back``) to evaluate on; it says nothing about real photos.
@@ -327,21 +356,21 @@ def synthetic_crops(count: int, seed: int, min_visible: float = 0.8,
                 continue
             detection = Detection(box=tile.box, score=1.0, rotated=tile.rotated, face_down=tile.face_down,
                                   quad=tile.quad)
-            images.append(crop_detection(image, detection))
+            images.append(crop_detection(image, detection, size))
             codes.append(tile.code)
     return images, codes
 
 
-def synthetic_samples(count: int, seed: int) -> list[Sample]:
+def synthetic_samples(count: int, seed: int, size: InputSize = DEFAULT_INPUT_SIZE) -> list[Sample]:
     """Training crops of ``count`` rendered scenes (training crop sets and art only; ``synth``).
 
     They add what the real data lacks: face-down tiles on real-looking bodies, tiles seen at low
     angles and cut from a warped outline, and many procedural flower sets with their numbers.
     The seed differs from the evaluation renders' (``scripts/evaluate.py`` uses seed 90210, val split).
     """
-    images, codes = synthetic_crops(count, seed, split="train")
+    images, codes = synthetic_crops(count, seed, split="train", size=size)
     pairs = zip(images, codes, strict=True)
-    return [Sample(_store(image), CLASS_INDEX[code], "synth") for image, code in pairs]
+    return [Sample(_store(image, size), CLASS_INDEX[code], "synth") for image, code in pairs]
 
 
 def describe_sources(samples: list[Sample]) -> str:

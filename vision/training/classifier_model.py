@@ -1,9 +1,10 @@
-"""The tile classifier network: a compact residual CNN for 64x48 colour crops.
+"""The tile classifier network: a compact residual CNN for small colour crops (64x48, 80x60, ...).
 
 Why this shape: tiles are read from crops as small as 20x30 pixels (table photos), so a deep
 stack of 3x3 residual blocks with four stride-2 steps (64x48 -> 4x3) sees the whole face by the
 last stage, while ~1.2 M parameters keep the ONNX file small (4.9 MB) and CPU inference at a
-few milliseconds per crop.
+few milliseconds per crop. Global average pooling makes the weights independent of the input
+size; the cost grows with its area.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ import torch
 from torch import nn
 
 from scoring.tiles import VISION_CODES
-from vision.models.classifier import INPUT_HEIGHT, INPUT_WIDTH, PIXEL_MEAN, PIXEL_STD, preprocess_crops
+from vision.models.classifier import PIXEL_MEAN, PIXEL_STD, InputSize, preprocess_crops
 from vision.training.classifier_data import (
     CLASS_INDEX,
     REAL_LABELS_MANIFEST,
@@ -63,6 +63,13 @@ class TrainConfig:
     # Real-crop sets the shipped model did not train on (they were its first calibration data);
     # kept out so the defaults reproduce the shipped weights.
     exclude_crop_sets: tuple[str, ...] = ("set-542-green-flowers", "set-587-white-green")
+    # Input crop height in pixels (width is 3/4 of it); written into the label file for the runtime.
+    # 64 made the first shipped model; a flower's numeral is only a few pixels high there.
+    input_height: int = 64
+
+    @property
+    def input_size(self) -> InputSize:
+        return InputSize.for_height(self.input_height)
 
 
 @dataclass
@@ -108,14 +115,15 @@ def train_classifier(config: TrainConfig, log: Callable[[str], None] = print,
     torch.set_num_threads(config.threads)
     torch.manual_seed(config.seed)
     start = time.time()
+    size = config.input_size
     if samples is None:
         samples = load_sources(include_table_photos=config.include_table_photos,
-                               exclude_sets=frozenset(config.exclude_crop_sets))
+                               exclude_sets=frozenset(config.exclude_crop_sets), size=size)
         if config.synth_scenes > 0:
-            samples += synthetic_samples(config.synth_scenes, config.synth_seed)
+            samples += synthetic_samples(config.synth_scenes, config.synth_seed, size)
             log(f"rendered {config.synth_scenes} training scenes {time.time() - start:.0f}s")
-    log(f"sources: {describe_sources(samples)}")
-    stream = AugmentedCrops(samples, seed=config.seed)
+    log(f"sources: {describe_sources(samples)}; input {size.height}x{size.width}")
+    stream = AugmentedCrops(samples, seed=config.seed, size=size)
     model = TileNet(len(VISION_CODES))
     optimiser = torch.optim.AdamW(
         model.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
@@ -139,16 +147,17 @@ def train_classifier(config: TrainConfig, log: Callable[[str], None] = print,
                 f"{time.time() - start:.0f}s")
     model.eval()
     images, labels = calibration_samples() if calibrate else ([], np.zeros(0, np.int64))
-    temperature = fit_temperature(predict_logits(model, images), labels) if len(labels) else 1.0
+    temperature = fit_temperature(predict_logits(model, images, size), labels) if len(labels) else 1.0
     log(f"temperature {temperature:.3f} on {len(labels)} calibration crops")
     return TrainResult(model, temperature, time.time() - start, describe_sources(samples), len(labels))
 
 
 @torch.no_grad()
-def predict_logits(model: nn.Module, images: list[np.ndarray], batch_size: int = 128) -> np.ndarray:
+def predict_logits(model: nn.Module, images: list[np.ndarray], size: InputSize,
+                   batch_size: int = 128) -> np.ndarray:
     """Logits of the torch model for BGR crops (same preprocessing as the runtime)."""
     model.eval()
-    parts = [model(torch.from_numpy(preprocess_crops(images[i:i + batch_size]))).numpy()
+    parts = [model(torch.from_numpy(preprocess_crops(images[i:i + batch_size], size=size))).numpy()
              for i in range(0, len(images), batch_size)]
     return np.concatenate(parts) if parts else np.zeros((0, len(VISION_CODES)), np.float32)
 
@@ -172,10 +181,13 @@ def fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
     return math.exp((low + high) / 2)
 
 
-def export_onnx(model: nn.Module, path: Path) -> None:
-    """Export with a dynamic batch axis (input ``crops``: N x 3 x 64 x 48, output ``logits``)."""
+def export_onnx(model: nn.Module, path: Path, size: InputSize) -> None:
+    """Export with a dynamic batch axis (input ``crops``: N x 3 x height x width, output ``logits``).
+
+    Height and width are fixed in the graph, so the runtime can check them against the label file.
+    """
     model.eval()
-    dummy = torch.zeros(1, 3, INPUT_HEIGHT, INPUT_WIDTH)
+    dummy = torch.zeros(1, 3, size.height, size.width)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp.onnx")
     torch.onnx.export(model, (dummy,), str(tmp), input_names=["crops"], output_names=["logits"],
@@ -184,12 +196,12 @@ def export_onnx(model: nn.Module, path: Path) -> None:
     tmp.replace(path)
 
 
-def verify_onnx(model: nn.Module, path: Path, images: list[np.ndarray]) -> float:
+def verify_onnx(model: nn.Module, path: Path, images: list[np.ndarray], size: InputSize) -> float:
     """Largest absolute difference between torch and onnxruntime logits on ``images``."""
     import onnxruntime as ort
 
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
-    batch = preprocess_crops(images)
+    batch = preprocess_crops(images, size=size)
     runtime = session.run(None, {"crops": batch})[0]
     with torch.no_grad():
         reference = model(torch.from_numpy(batch)).numpy()
@@ -198,10 +210,11 @@ def verify_onnx(model: nn.Module, path: Path, images: list[np.ndarray]) -> float
 
 def write_labels(path: Path, temperature: float, config: TrainConfig, extra: dict | None = None) -> None:
     """The label list the runtime reads: codes in output order, temperature, input format, recipe."""
+    size = config.input_size
     obj = {
         "labels": list(VISION_CODES),
         "temperature": round(temperature, 4),
-        "input": {"height": INPUT_HEIGHT, "width": INPUT_WIDTH, "channels": "RGB", "mean": PIXEL_MEAN,
+        "input": {"height": size.height, "width": size.width, "channels": "RGB", "mean": PIXEL_MEAN,
                   "std": PIXEL_STD, "layout": "NCHW"},
         "config": asdict(config),
         **(extra or {}),
