@@ -332,6 +332,73 @@ def _special_shape_possible(counts: tuple[int, ...]) -> bool:
     return distinct >= 13
 
 
+#: The four suits' slices of the 34 counts (characters, dots, bamboo, honours: honours make no chows).
+_SUITS = ((0, 9), (9, 18), (18, 27), (27, 34))
+
+
+@lru_cache(maxsize=100_000)
+def _suit_complete(counts: tuple[int, ...], honours: bool, pair: bool) -> bool:
+    """Do one suit's counts split into sets (plus exactly one pair if ``pair``)? Cached per suit, so a
+    hand's four suits are looked up rather than searched again for every reading and every tile."""
+    first = next((i for i, c in enumerate(counts) if c), -1)
+    if first < 0:
+        return not pair
+    c = list(counts)
+    if c[first] >= 3:
+        c[first] -= 3
+        if _suit_complete(tuple(c), honours, pair):
+            return True
+        c[first] += 3
+    if not honours and first <= 6 and c[first + 1] and c[first + 2]:
+        c[first] -= 1
+        c[first + 1] -= 1
+        c[first + 2] -= 1
+        if _suit_complete(tuple(c), honours, pair):
+            return True
+        c[first] += 1
+        c[first + 1] += 1
+        c[first + 2] += 1
+    if pair and c[first] >= 2:
+        c[first] -= 2
+        return _suit_complete(tuple(c), honours, False)
+    return False
+
+
+def _standard_waits(standing: tuple[int, ...]) -> list[int]:
+    """Faces that complete these standing tiles into sets and one pair. The pair lies in one suit and
+    every other suit must split into sets, so only a suit that does not can take the tile; suit by suit."""
+    suits = [standing[a:b] for a, b in _SUITS]
+    sets_only = [_suit_complete(suit, k == 3, False) for k, suit in enumerate(suits)]
+    with_pair = [_suit_complete(suit, k == 3, True) for k, suit in enumerate(suits)]
+    waits = []
+    for k, (a, _) in enumerate(_SUITS):
+        others = [j for j in range(4) if j != k]
+        broken = [j for j in others if not sets_only[j]]
+        if len(broken) > 1:
+            continue
+        # The pair goes with the new tile (the others all sets), or into the one other suit that needs it.
+        pair_here = not broken
+        pair_elsewhere = (len(broken) == 1 and with_pair[broken[0]]) or (
+            not broken and any(with_pair[j] for j in others))
+        for offset in range(len(suits[k])):
+            grown = suits[k][:offset] + (suits[k][offset] + 1,) + suits[k][offset + 1:]
+            if (pair_here and _suit_complete(grown, k == 3, True)) or (
+                    pair_elsewhere and _suit_complete(grown, k == 3, False)):
+                waits.append(a + offset)
+    return waits
+
+
+@lru_cache(maxsize=100_000)
+def _waits(standing: tuple[int, ...], special: bool) -> tuple[int, ...]:
+    """Faces that, added to these standing tiles, make sets and a pair (with ``special``, also those
+    that may make a special shape: any face, 16 unrelated tiles wait on tiles far from the others)."""
+    waits = set(_standard_waits(standing))
+    if special:
+        waits.update(i for i in range(len(standing))
+                     if _special_shape_possible(standing[:i] + (standing[i] + 1,) + standing[i + 1:]))
+    return tuple(sorted(waits))
+
+
 class _Judge:
     """Is a whole reading a legal winning hand? A fast structural check on the raw choice first
     (most readings fail it), then the scorer on the few that pass."""
@@ -355,17 +422,13 @@ class _Judge:
         if tallies is None:
             return []
         counts, standing = tallies
+        if max(counts) > 4:
+            return []
+        key = tuple(standing)
         if not unseen:
-            return [None] if self._complete(counts, standing) else []
-        codes: list[str | None] = []
-        for index, code in enumerate(SET_TILE_CODES):
-            counts[index] += 1
-            standing[index] += 1
-            if self._complete(counts, standing):
-                codes.append(code)
-            counts[index] -= 1
-            standing[index] -= 1
-        return codes
+            special = self.melds_count == 0 and _special_shape_possible(key)
+            return [None] if special or _standard_complete(key, True) else []
+        return [SET_TILE_CODES[i] for i in _waits(key, self.melds_count == 0) if counts[i] < 4]
 
     @staticmethod
     def _tallies(variables: list[_Variable], choice: tuple[int, ...]) -> tuple[list[int], list[int]] | None:
@@ -390,12 +453,6 @@ class _Judge:
                 for _, code in option.codes:
                     counts[_INDEX[code]] += 1
         return counts, standing
-
-    def _complete(self, counts: list[int], standing: list[int]) -> bool:
-        if max(counts) > 4:
-            return False
-        key = tuple(standing)
-        return _standard_complete(key, True) or (self.melds_count == 0 and _special_shape_possible(key))
 
     def scores(self, reading: LegalReading) -> bool:
         """The scorer's word: is this a valid win under the rules and table? (asked once per hand)"""
