@@ -146,11 +146,13 @@ class HandReading:
     that, unexamined readings count as legal, which makes it a lower bound).
     Per-tile ``codes`` say what each tile shows: ``back`` for the face-down tiles of a concealed kong
     (the kong's face is in the hand). ``winning_known`` is False when the photo does not show the
-    winning tile; the hand then names the last standing tile and the pipeline scores every choice.
+    winning tile (and no tile is unseen); the hand then names the last standing tile and the pipeline
+    scores every choice.
 
-    With an ``unseen`` tile, each code completing the hand has the same prior, so ``confidence`` is the
-    share, not a product to be divided again: k completions of the best reading hold at most 1/k of
-    the legal mass between them each, and a guess among them never comes out as certain.
+    With an ``unseen`` tile, ``confidence`` stays the best reading's *share* (not divided again by the
+    number of completions): every code completing the hand has the same prior, so k completions of
+    the best reading are equally probable and each holds at most 1/k of the legal mass; a guess among
+    them never comes out as certain, and a tile that alone completes the hand costs nothing.
     ``alternatives`` then hold only readings that differ in a seen tile; the other completions are in
     ``unseen.completions``.
     """
@@ -365,8 +367,8 @@ def _suit_complete(counts: tuple[int, ...], honours: bool, pair: bool) -> bool:
 
 
 def _standard_waits(standing: tuple[int, ...]) -> list[int]:
-    """Faces that complete these standing tiles into sets and one pair. The pair lies in one suit and
-    every other suit must split into sets, so only a suit that does not can take the tile; suit by suit."""
+    """Faces that complete these standing tiles into sets and one pair, suit by suit: the new tile goes
+    into one suit, and every other suit must already split into sets (one of them may hold the pair)."""
     suits = [standing[a:b] for a, b in _SUITS]
     sets_only = [_suit_complete(suit, k == 3, False) for k, suit in enumerate(suits)]
     with_pair = [_suit_complete(suit, k == 3, True) for k, suit in enumerate(suits)]
