@@ -554,22 +554,25 @@ def expected_standing_tiles(layout: Layout) -> int:
     return 17 - 3 * sets
 
 
-def unseen_tiles(layout: Layout) -> int:
+def unseen_tiles(layout: Layout, infer: bool = True) -> int:
     """How many tiles of the hand the photo does not show: 0, or 1 when the standing row is exactly one
-    short of what the sets on the table require (the decoder infers that one). Anything else cannot be
-    read: InputError naming the counts."""
+    short of what the sets on the table require and ``infer`` allows reading it. Anything else cannot
+    be read: InputError naming the counts."""
     concealed_group = next(g for g in layout.groups if g.role is GroupRole.CONCEALED)
     standing = len(concealed_group.tile_indices)
     expected = expected_standing_tiles(layout)
-    if standing in (expected, expected - 1):
-        return expected - standing
-    sets = (17 - expected) // 3
+    short = expected - standing
+    if short == 0 or (short == 1 and infer):
+        return short
     hint = ""
-    if standing < expected:
-        hint = (f"; {expected - standing} tiles are missing (hidden or outside the picture?) and only one "
-                "can be inferred")
-    elif standing == expected + 1:
+    if short == 1:
+        hint = "; is a tile hidden or outside the picture?"
+    elif short > 1:
+        hint = f"; {short} tiles are missing (hidden or outside the picture?)"
+        hint += " and only one can be inferred" if infer else ""
+    elif short == -1:
         hint = "; is a tile from outside the hand (a discard, the wall) in the row?"
+    sets = (17 - expected) // 3
     raise InputError(f"not a winning hand: {standing} standing tiles with {sets} set(s) on the table; "
                      f"a complete hand has {expected} (17 with no sets laid down, 3 fewer per set){hint}")
 
@@ -677,15 +680,16 @@ def _warnings(readings: list[TileReading], layout: Layout, best: LegalReading,
 
 
 def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwan", table: Any = None,
-                context: dict[str, Any] | None = None, budget: int = SEARCH_BUDGET) -> HandReading:
+                context: dict[str, Any] | None = None, budget: int = SEARCH_BUDGET,
+                infer_unseen: bool = True) -> HandReading:
     """The most probable legal winning hand for these readings laid out this way.
 
-    When the standing row is one tile short, one unseen tile joins the hand (see the module
-    docstring); it is the winning tile if the layout found none, else a plain concealed tile.
+    When the standing row is one tile short (and ``infer_unseen``), one unseen tile joins the hand (see
+    the module docstring); it is the winning tile if the layout found none, else a plain concealed tile.
     Raises InputError when no legal reading exists among the candidates (wrong tile count, or a
     hand that is not a winning hand however its tiles are read).
     """
-    unseen = unseen_tiles(layout) == 1
+    unseen = unseen_tiles(layout, infer_unseen) == 1
     variables = _variables(readings, layout)
     melds_count = sum(1 for g in layout.groups if g.role in (GroupRole.MELD, GroupRole.CONCEALED_KONG))
     judge = _Judge(rules, table, melds_count, context or {})

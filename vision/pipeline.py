@@ -167,17 +167,18 @@ def resolve_ruleset(rules: Any, table: Any) -> Any:
     return load_ruleset(rules if rules is not None else getattr(table, "rules", None) or "taiwan")
 
 
-def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any,
-                        context: dict[str, Any]) -> tuple[Layout, HandReading]:
+def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any, context: dict[str, Any],
+                        infer_unseen: bool) -> tuple[Layout, HandReading]:
     """Decode the most plausible layout; if no legal hand reads from it, the next ones (another row
     may be the concealed one). A layout read with every tile seen beats one that needs an unseen tile
-    (a wrong choice of row can be one tile short too). The first layout's error is the one reported
-    if none reads."""
+    (a wrong choice of row can be one tile short too), so a photo that read before unseen tiles were
+    inferred reads the same. The first layout's error is the one reported if none reads."""
     first_error: InputError | None = None
     short: tuple[Layout, HandReading] | None = None
     for layout in layout_candidates(readings):
         try:
-            decoded = decode_hand(readings, layout, rules=rules, table=table, context=context)
+            decoded = decode_hand(readings, layout, rules=rules, table=table, context=context,
+                                  infer_unseen=infer_unseen)
         except InputError as error:
             first_error = first_error or error
             continue
@@ -215,16 +216,20 @@ def _score_decoded(decoded: HandReading, ctx: dict[str, Any], rules: Any, table:
 
 
 def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = None, table: Any = None,
-                  context: Any = None) -> PhotoResult:
+                  context: Any = None, infer_unseen: bool = False) -> PhotoResult:
     """Layout, legal decoding, scoring and the confidence report for tile readings (no models).
 
+    ``infer_unseen`` reads a hand one tile short with that tile inferred (``decode_hand``): right for a
+    photo, which is all there is (:class:`PhotoPipeline` sets it). It is off by default because the
+    live mode reads the table as the player lays it out: there a hand one tile short is one whose last
+    tile is not down yet, and announcing it would be premature.
     Raises InputError for photos that cannot be a hand (no tiles, two hands, not a winning hand).
     """
     rules = resolve_ruleset(rules, table)
     ctx = _context_dict(context)
     result = PhotoResult(image=image, readings=readings, assumed=assumed_context(ctx, table))
     started = time.perf_counter()
-    layout, decoded = _decode_best_layout(readings, rules, table, ctx)
+    layout, decoded = _decode_best_layout(readings, rules, table, ctx, infer_unseen)
     result.layout = layout
     result.decoded = decoded
     result.timings["decode"] = time.perf_counter() - started
@@ -303,7 +308,8 @@ class PhotoPipeline:
         timings: dict[str, float] = {}
         readings = self.read_tiles(source, timings)
         try:
-            result = read_readings(readings, image=str(path), rules=rules, table=table, context=context)
+            result = read_readings(readings, image=str(path), rules=rules, table=table, context=context,
+                                   infer_unseen=True)
         except InputError as error:
             failure = PhotoReadError(str(error), readings)
             failure.timings = {**timings, "total": time.perf_counter() - started}
@@ -315,7 +321,8 @@ class PhotoPipeline:
                    table: Any = None, context: Any = None) -> PhotoResult:
         """Read an in-memory upright BGR image (a camera frame) into a scored hand."""
         readings = self.read_tiles(image_bgr)
-        return read_readings(readings, image=name, rules=rules, table=table, context=context)
+        return read_readings(readings, image=name, rules=rules, table=table, context=context,
+                             infer_unseen=True)
 
 
 #: Two detections sharing more than this fraction of the smaller box are one tile found twice.

@@ -54,7 +54,8 @@ def _completions(seen: list[str]) -> dict[str, int]:
 def test_hidden_winning_tile_with_a_single_wait_is_read_exactly():
     truth = _hand(SINGLE_WAIT + ["3m"], "3m", ["1f", "6f"])
     scene = lay_out(SINGLE_WAIT, MELDS, ["1f", "6f"], None)  # the winning tile lies hidden
-    result = read_readings(scene.readings(angle_degrees=20, confidence=0.97), rules="taiwan")
+    readings = scene.readings(angle_degrees=20, confidence=0.97)
+    result = read_readings(readings, rules="taiwan", infer_unseen=True)
     assert _same_hand(result.hand, truth)
     assert result.decoded.unseen is not None and result.decoded.unseen.winning
     assert result.decoded.unseen.codes == ("3m",)
@@ -73,7 +74,7 @@ def test_several_completions_report_the_lowest_total_and_list_the_others():
     totals = _completions(TWO_WAITS)
     assert sorted(totals) == ["4p", "7z"] and len(set(totals.values())) == 2
     scene = lay_out(TWO_WAITS, MELDS, [], None)
-    result = read_readings(scene.readings(angle_degrees=-35), rules="taiwan")
+    result = read_readings(scene.readings(angle_degrees=-35), rules="taiwan", infer_unseen=True)
     lowest = min(totals, key=totals.get)
     other = max(totals, key=totals.get)
     assert _same_hand(result.hand, _hand(TWO_WAITS + [lowest], lowest))
@@ -96,13 +97,22 @@ def test_hidden_concealed_tile_with_the_winning_tile_shown_is_read_exactly():
     seen = [c for c in SINGLE_WAIT if c != "7s"]
     truth = _hand(SINGLE_WAIT + ["3m"], "3m")
     scene = lay_out(seen, MELDS, [], "3m")
-    result = read_readings(scene.readings(angle_degrees=10, misread={0: ("1p", 0.7)}), rules="taiwan")
+    result = read_readings(scene.readings(angle_degrees=10, misread={0: ("1p", 0.7)}), rules="taiwan",
+                           infer_unseen=True)
     assert _same_hand(result.hand, truth)
     assert result.decoded.unseen is not None and not result.decoded.unseen.winning
     assert [(c.top1, c.decoded) for c in result.decoded.changes] == [("1p", "1m")]
     assert any("read as 7s, the only tile that completes the hand" in w for w in result.warnings)
     roles = [t["role"] for t in result.to_json()["tiles"]]
     assert roles.count("winning") == 1
+
+
+def test_without_inference_one_tile_short_is_refused_as_before():
+    """The live mode reads the table while the player lays it out: one short there means "not yet"."""
+    scene = lay_out(SINGLE_WAIT, MELDS, [], None)
+    with pytest.raises(InputError, match=r"10 standing tiles with 2 set\(s\) on the table; a complete hand "
+                                         r"has 11 .*is a tile hidden or outside the picture\?"):
+        read_readings(scene.readings(angle_degrees=20), rules="taiwan")
 
 
 def test_two_tiles_short_is_still_refused_with_the_counts():
