@@ -37,13 +37,13 @@ def _same_hand(hand: dict, truth: dict) -> bool:
             and hand["winning_tile"] == truth["winning_tile"])
 
 
-def _completions(seen: list[str]) -> dict[str, int]:
-    """Every code that, won on, makes these standing tiles a valid hand, with its total (brute force
-    through the scorer alone, independent of the decoder)."""
+def _completions(seen: list[str], winning_tile: str | None = None) -> dict[str, int]:
+    """Every code that makes these standing tiles a valid hand (won on that code, or on
+    ``winning_tile`` if given), with its total: brute force through the scorer alone."""
     totals = {}
     for code in SET_TILE_CODES:
         try:
-            report = score_hand(hand_from_json(_hand(seen + [code], code)), rules="taiwan")
+            report = score_hand(hand_from_json(_hand(seen + [code], winning_tile or code)), rules="taiwan")
         except InputError:  # a fifth tile of a face
             continue
         if report.valid:
@@ -105,6 +105,20 @@ def test_hidden_concealed_tile_with_the_winning_tile_shown_is_read_exactly():
     assert any("read as 7s, the only tile that completes the hand" in w for w in result.warnings)
     roles = [t["role"] for t in result.to_json()["tiles"]]
     assert roles.count("winning") == 1
+
+
+def test_hidden_concealed_tile_with_several_completions_reports_the_lowest_total():
+    # 3m lies across as the winner; one of the pairs' partners is hidden: 4p or 7z completes the hand.
+    seen = ["1m", "2m", "6s", "7s", "8s", "4p", "4p", "7z", "7z"]
+    totals = _completions(seen + ["3m"], winning_tile="3m")
+    assert sorted(totals) == ["4p", "7z"] and totals["4p"] < totals["7z"]
+    result = read_readings(lay_out(seen, MELDS, [], "3m").readings(angle_degrees=60), rules="taiwan",
+                           infer_unseen=True)
+    assert _same_hand(result.hand, _hand(seen + ["3m", "4p"], "3m"))
+    assert result.score.total == totals["4p"] and not result.decoded.unseen.winning
+    assert [(a.description, a.total) for a in result.report.alternatives
+            if a.description.startswith("unseen")] == [("unseen tile 7z", totals["7z"])]
+    assert not result.report.score_stable and result.decoded.confidence < 0.6
 
 
 def test_without_inference_one_tile_short_is_refused_as_before():
