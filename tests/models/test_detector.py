@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import cv2
@@ -12,7 +13,13 @@ from scoring.errors import InputError
 from vision.dataset.paths import REPO_ROOT
 from vision.evaluation.detection import evaluate_manifest, load_table_photos, match_boxes
 from vision.models import MODELS_DIR
-from vision.models.detector import TileDetector, decode_maps, letterbox
+from vision.models.detector import (
+    OUTLINE_MARGIN,
+    TileDetector,
+    decode_maps,
+    letterbox,
+    turned_against_the_rest,
+)
 
 TABLE_PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "table-photos"
 SAMPLES = REPO_ROOT / "datasets" / "samples" / "manifest.jsonl"
@@ -123,10 +130,37 @@ def test_decoding_separates_touching_tiles_and_reads_their_boxes() -> None:
     maps[1, 12, 10], maps[2, 12, 10] = 0.5, 0.25
     maps[5, 12, 16] = 0.8  # the second tile lies sideways
     maps[0, 25, 25] = 0.1
-    boxes, scores, sideways, face_down = decode_maps(maps, stride=4, score_threshold=0.3)
+    boxes, scores, sideways, face_down, outlines, _ = decode_maps(maps, stride=4, score_threshold=0.3)
     order = np.argsort(boxes[:, 0])
     boxes, sideways = boxes[order], sideways[order]
     assert len(boxes) == 2
     np.testing.assert_allclose(boxes[0], [42 - 12, 49 - 12, 42 + 12, 49 + 12], atol=1e-4)
     assert sideways[0] < 0.5 < sideways[1]
     assert np.all(face_down < 0.5) and np.all(scores > 0.8)
+    assert outlines is None, "a model without outline channels gives boxes only"
+
+
+def test_outline_channels_give_turned_face_rectangles() -> None:
+    """A face 24 px wide and 32 px high, its up axis turned 30 degrees, comes back as that rectangle."""
+    maps = np.zeros((11, 32, 32), np.float32)
+    maps[3:5, 12, 10] = np.log(10.0)
+    maps[0, 12, 10] = 0.9
+    turn = math.radians(30)
+    maps[7, 12, 10], maps[8, 12, 10] = math.cos(2 * turn), math.sin(2 * turn)
+    maps[9, 12, 10], maps[10, 12, 10] = np.log(6.0), np.log(8.0)
+    peaks = decode_maps(maps, stride=4, score_threshold=0.3)
+    assert peaks.outlines is not None and peaks.axis_angles is not None
+    corners = peaks.outlines[0]
+    top, side = corners[1] - corners[0], corners[0] - corners[3]
+    assert np.linalg.norm(top) == pytest.approx(24 * OUTLINE_MARGIN, rel=1e-4)
+    assert np.linalg.norm(side) == pytest.approx(32 * OUTLINE_MARGIN, rel=1e-4)
+    assert abs(math.atan2(side[1], side[0]) % math.pi - turn) < 1e-4
+    np.testing.assert_allclose(corners.mean(axis=0), [40, 48], atol=1e-4)
+
+
+def test_a_tile_turned_against_its_row_is_sideways() -> None:
+    """Up axes within a few degrees of each other are one row; the one across it lies sideways."""
+    angles = np.radians([88.0, -89.0, 91.0 - 180.0, 2.0, 86.0, 89.5])
+    turned = turned_against_the_rest(angles, np.ones(len(angles)))
+    assert list(turned) == [False, False, False, True, False, False]
+    assert not turned_against_the_rest(angles[:2], np.ones(2)).any(), "two tiles make no row"

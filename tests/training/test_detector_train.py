@@ -10,7 +10,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from vision.models.detector import TileDetector, decode_maps  # noqa: E402
+from vision.models.detector import TileDetector, decode_maps, turned_against_the_rest  # noqa: E402
 from vision.training.detector import (  # noqa: E402
     DetectorTrainConfig,
     collate,
@@ -41,7 +41,10 @@ def _row_of_tiles() -> DetectorSample:
         sideways.append(int(i == 2))
         face_down.append(int(i == 4))
         x += w
-    quads = np.array([[(x1, y1), (x2, y1), (x2, y2), (x1, y2)] for x1, y1, x2, y2 in boxes], np.float32)
+    # Corner 0 is the face's top-left as read: the sideways tile's top edge is its left side.
+    upright = [[(x1, y1), (x2, y1), (x2, y2), (x1, y2)] for x1, y1, x2, y2 in boxes]
+    quads = np.array([corners[3:] + corners[:3] if turned else corners
+                      for corners, turned in zip(upright, sideways, strict=True)], np.float32)
     return DetectorSample(image, np.array(boxes, np.float32), np.array(sideways, np.int8),
                           np.array(face_down, np.int8), quads=quads)
 
@@ -52,18 +55,46 @@ def test_targets_decode_back_to_the_boxes_and_flags() -> None:
     size = 400
     targets = encode_targets(sample, size)
     cells = size // STRIDE
-    maps = np.zeros((7, cells, cells), np.float32)
+    maps = np.zeros((11, cells, cells), np.float32)
     maps[0] = targets.heat
     for k, flat in enumerate(targets.index):
         iy, ix = divmod(int(flat), cells)
         maps[1:5, iy, ix] = targets.regression[k]
         maps[5, iy, ix] = targets.sideways[k]
         maps[6, iy, ix] = targets.face_down[k]
-    boxes, scores, sideways, face_down = decode_maps(maps, STRIDE, score_threshold=0.5)
-    order = np.argsort(boxes[:, 0])
-    np.testing.assert_allclose(boxes[order], sample.boxes, atol=1e-3)
-    assert list(sideways[order] > 0.5) == [bool(v) for v in sample.sideways]
-    assert list(face_down[order] > 0.5) == [bool(v) for v in sample.face_down]
+        maps[7:11, iy, ix] = targets.outline[k]
+    assert targets.outline_known.all()
+    peaks = decode_maps(maps, STRIDE, score_threshold=0.5)
+    order = np.argsort(peaks.boxes[:, 0])
+    np.testing.assert_allclose(peaks.boxes[order], sample.boxes, atol=1e-3)
+    assert list(peaks.sideways[order] > 0.5) == [bool(v) for v in sample.sideways]
+    assert list(peaks.face_down[order] > 0.5) == [bool(v) for v in sample.face_down]
+    # The outline comes back as the same face (4% larger, the crop margin), either way up.
+    assert peaks.outlines is not None and peaks.axis_angles is not None
+    for outline, quad in zip(peaks.outlines[order], sample.quads, strict=True):
+        centre = quad.mean(axis=0)
+        grown = centre + (quad - centre) * 1.04
+        error = min(np.abs(np.roll(outline, k, axis=0) - grown).max() for k in (0, 2))
+        assert error < 1e-2
+    # Only the tile lying across the row is turned against the rest.
+    turned = turned_against_the_rest(peaks.axis_angles[order], peaks.scores[order])
+    assert list(turned) == [bool(v) for v in sample.sideways]
+
+
+def test_views_carry_the_outlines_with_their_boxes() -> None:
+    """Every turn, scale, crop and flip moves a tile's outline with its box (real photos have none)."""
+    sample = _row_of_tiles()
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        view = random_view(sample, rng, size=256, base=320)
+        assert view.quads is not None and len(view.quads) == len(view.boxes)
+        for box, quad in zip(view.boxes, view.quads, strict=True):
+            inside = np.clip(quad, 0, 256)
+            np.testing.assert_allclose([inside[:, 0].min(), inside[:, 1].min(), inside[:, 0].max(),
+                                        inside[:, 1].max()], box, atol=1.0)
+    real = DetectorSample(sample.image, sample.boxes, sample.sideways, sample.face_down)
+    targets = encode_targets(random_view(real, rng, size=256, base=320), 256)
+    assert not targets.outline_known.any()
 
 
 def test_random_views_keep_boxes_on_their_tiles() -> None:

@@ -5,6 +5,12 @@ sub-cell centre offset, the log box size and sideways / face-down probabilities.
 local maximum of the heatmap above a threshold (tiles touch in rows, but their centres are a tile
 width apart, so peaks separate them), reads the box there and maps it back to input pixels.
 
+Models with the face-outline channels (``axis_cos, axis_sin, log_face_w, log_face_h``) also give
+each tile's face as a turned rectangle (``Detection.quad``, corner 0 top-left as the face is read,
+up to a half turn), so the classifier cuts turned tiles out upright; a tile whose up axis is turned
+against most of the others' is marked ``rotated`` (a sideways winning or claimed tile). Older
+models without those channels give boxes and the network's own sideways flag.
+
 The image is letterboxed so its longest side is the model's input size (stored in the model's
 metadata), padded only to a multiple of 32: a 4:3 photo costs 3/4 of a square one, and the work
 does not grow with the photo's resolution.
@@ -13,8 +19,10 @@ does not grow with the photo's resolution.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -27,6 +35,12 @@ DEFAULT_MODEL_NAME = "detector.onnx"
 PAD_VALUE = 114
 _PAD_MULTIPLE = 32
 _CHANNELS = ("heat", "off_x", "off_y", "log_w", "log_h", "sideways", "face_down")
+_OUTLINE_CHANNELS = _CHANNELS + ("axis_cos", "axis_sin", "log_face_w", "log_face_h")
+#: The face outline is cut this much larger than predicted, as a box gets a margin: a crop that
+#: loses a rim of the face reads worse than one with a rim of table.
+OUTLINE_MARGIN = 1.04
+#: A tile whose up axis is turned more than this against the tiles' common direction lies sideways.
+SIDEWAYS_DEGREES = 45.0
 
 
 @dataclass(frozen=True)
@@ -84,9 +98,35 @@ def _nms(boxes: np.ndarray, scores: np.ndarray, iou_threshold: float) -> np.ndar
     return np.asarray(keep, np.int64)
 
 
+class MapPeaks(NamedTuple):
+    """The tiles read off the network maps, in network-input pixels."""
+
+    boxes: np.ndarray  # (n, 4) x1 y1 x2 y2
+    scores: np.ndarray  # (n,)
+    sideways: np.ndarray  # (n,) the network's sideways probability
+    face_down: np.ndarray  # (n,)
+    outlines: np.ndarray | None  # (n, 4, 2) face corners, or None for a model without outline channels
+    axis_angles: np.ndarray | None  # (n,) direction of each face's up axis, radians in [-pi/2, pi/2)
+
+
+def outline_corners(centres: np.ndarray, axis_cos: np.ndarray, axis_sin: np.ndarray, widths: np.ndarray,
+                    heights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Face rectangles (n,4,2: top-left, top-right, bottom-right, bottom-left as read) and their up-axis
+    angles from the predicted doubled angle and size. Which end is up is unknown (the classifier reads
+    tiles either way up), so the axis is taken in [-pi/2, pi/2)."""
+    angles = np.arctan2(axis_sin, axis_cos) / 2
+    up = np.stack([np.cos(angles), np.sin(angles)], axis=1)
+    right = np.stack([-up[:, 1], up[:, 0]], axis=1)
+    half_up = up * (heights[:, None] / 2)
+    half_right = right * (widths[:, None] / 2)
+    corners = np.stack([centres + half_up - half_right, centres + half_up + half_right,
+                        centres - half_up + half_right, centres - half_up - half_right], axis=1)
+    return corners.astype(np.float32), angles.astype(np.float32)
+
+
 def decode_maps(maps: np.ndarray, stride: int, score_threshold: float, max_tiles: int = 200,
-                nms_iou: float = 0.7) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Network maps (7,H,W) -> boxes (n,4) in network-input pixels, scores, sideways, face_down probs."""
+                nms_iou: float = 0.7) -> MapPeaks:
+    """Network maps (7 or 11,H,W) -> the tiles at the heatmap's peaks (see :class:`MapPeaks`)."""
     heat = np.ascontiguousarray(maps[0], dtype=np.float32)
     peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= score_threshold)
     ys, xs = np.nonzero(peaks)
@@ -101,10 +141,36 @@ def decode_maps(maps: np.ndarray, stride: int, score_threshold: float, max_tiles
     boxes = np.stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2], axis=1).astype(np.float32)
     sideways = maps[5, ys, xs].astype(np.float32)
     face_down = maps[6, ys, xs].astype(np.float32)
+    outlines = angles = None
+    if maps.shape[0] >= len(_OUTLINE_CHANNELS):
+        widths = np.exp(np.clip(maps[9, ys, xs], -4, 8)) * stride * OUTLINE_MARGIN
+        heights = np.exp(np.clip(maps[10, ys, xs], -4, 8)) * stride * OUTLINE_MARGIN
+        outlines, angles = outline_corners(np.stack([cx, cy], axis=1), maps[7, ys, xs], maps[8, ys, xs],
+                                           widths, heights)
     if len(boxes):
         keep = _nms(boxes, scores, nms_iou)
         boxes, scores, sideways, face_down = boxes[keep], scores[keep], sideways[keep], face_down[keep]
-    return boxes, scores.astype(np.float32), sideways, face_down
+        if outlines is not None and angles is not None:
+            outlines, angles = outlines[keep], angles[keep]
+    return MapPeaks(boxes, scores.astype(np.float32), sideways, face_down, outlines, angles)
+
+
+def turned_against_the_rest(angles: np.ndarray, weights: np.ndarray,
+                            limit_degrees: float = SIDEWAYS_DEGREES) -> np.ndarray:
+    """Which tiles' up axes are turned more than ``limit_degrees`` from the tiles' common direction.
+
+    A hand lies with nearly every tile the same way up (the concealed row, the sets, the flowers);
+    the winning tile and claimed tiles lie across. The common direction is the weighted mean of the
+    doubled angles (a half turn is the same axis); rows seen in perspective converge a little, far
+    less than 45 degrees.
+    """
+    if len(angles) < 3:
+        return np.zeros(len(angles), bool)
+    doubled = 2 * angles.astype(np.float64)
+    common = math.atan2(float((np.sin(doubled) * weights).sum()),
+                        float((np.cos(doubled) * weights).sum())) / 2
+    off = np.abs((angles - common + math.pi / 2) % math.pi - math.pi / 2)
+    return off > math.radians(limit_degrees)
 
 
 class TileDetector:
@@ -126,8 +192,10 @@ class TileDetector:
             channels = tuple(json.loads(meta.get("channels", json.dumps(list(_CHANNELS)))))
         except (ValueError, TypeError) as error:
             raise InputError(f"detector model {path} has unreadable metadata: {error}") from error
-        if channels != _CHANNELS:
-            raise InputError(f"detector model {path} has outputs {channels}, expected {_CHANNELS}")
+        if channels not in (_CHANNELS, _OUTLINE_CHANNELS):
+            raise InputError(f"detector model {path} has outputs {channels}, expected {_OUTLINE_CHANNELS}")
+        #: Whether the model gives face outlines (quads) or boxes only.
+        self.gives_outlines = channels == _OUTLINE_CHANNELS
         self.input_name = self.session.get_inputs()[0].name
         self.model_path = path
 
@@ -141,19 +209,25 @@ class TileDetector:
     def detect(self, image_bgr: np.ndarray) -> list[Detection]:
         """Every tile in ``image_bgr`` (boxes in its pixels), sorted by score, best first."""
         maps, box = self.predict_maps(image_bgr)
-        boxes, scores, sideways, face_down = decode_maps(maps, self.stride, self.score_threshold)
-        boxes = boxes / box.scale
+        peaks = decode_maps(maps, self.stride, self.score_threshold)
+        boxes = peaks.boxes / box.scale
         boxes[:, [0, 2]] = np.clip(boxes[:, [0, 2]], 0, box.width)
         boxes[:, [1, 3]] = np.clip(boxes[:, [1, 3]], 0, box.height)
-        detections = []
-        for (x1, y1, x2, y2), score, side, down in zip(boxes, scores, sideways, face_down, strict=True):
-            if x2 - x1 < 1 or y2 - y1 < 1:
-                continue
-            detections.append(Detection(
-                box=(float(x1), float(y1), float(x2), float(y2)), score=float(score),
-                rotated=bool(side >= 0.5), face_down=bool(down >= 0.5),
-            ))
-        return detections
+        sized = (boxes[:, 2] - boxes[:, 0] >= 1) & (boxes[:, 3] - boxes[:, 1] >= 1)
+        if peaks.outlines is None or peaks.axis_angles is None:
+            sideways = peaks.sideways >= 0.5
+            return [Detection(box=tuple(float(v) for v in boxes[i]), score=float(peaks.scores[i]),
+                              rotated=bool(sideways[i]), face_down=bool(peaks.face_down[i] >= 0.5))
+                    for i in np.flatnonzero(sized)]
+        kept = np.flatnonzero(sized)
+        angles = peaks.axis_angles[kept]
+        sideways = turned_against_the_rest(angles, peaks.scores[kept])
+        outlines = peaks.outlines[kept] / box.scale
+        return [Detection(box=tuple(float(v) for v in boxes[i]), score=float(peaks.scores[i]),
+                          rotated=bool(turned), face_down=bool(peaks.face_down[i] >= 0.5),
+                          angle=float(math.degrees(angle)),
+                          quad=tuple((float(x), float(y)) for x, y in outline))
+                for i, turned, angle, outline in zip(kept, sideways, angles, outlines, strict=True)]
 
 
 def _as_bgr(image: np.ndarray) -> np.ndarray:

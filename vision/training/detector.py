@@ -164,8 +164,8 @@ def predict_boxes(model: TileDetectorNet, image_bgr: np.ndarray, input_size: int
     """Torch inference with the runtime's letterbox and decoder (for validation during training)."""
     network_image, box = letterbox(image_bgr, input_size)
     maps = model(torch.from_numpy(to_network_input(network_image)))[0].numpy()
-    boxes, scores, _, _ = decode_maps(maps, STRIDE, score_threshold)
-    return boxes / box.scale, scores
+    peaks = decode_maps(maps, STRIDE, score_threshold)
+    return peaks.boxes / box.scale, peaks.scores
 
 
 @torch.no_grad()
