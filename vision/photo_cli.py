@@ -56,19 +56,29 @@ def _hand_lines(result: Any) -> list[str]:
     return lines
 
 
+def _winning_line(result: Any) -> str:
+    decoded = result.decoded
+    winning = result.hand["winning_tile"]
+    if decoded.unseen is not None and decoded.unseen.winning:
+        return f"  winning tile: not in the photo; inferred as {winning} (see the warning)"
+    if decoded.winning_index is not None:
+        return f"  winning tile: {winning} (marked *)"
+    return f"  winning tile: not shown; scored as {winning} (the lowest total)"
+
+
 def format_result(result: Any) -> str:
     """The terminal report for one photo: the hand as read, what was assumed, the score, the doubts."""
     decoded = result.decoded
-    tiles = sum(len(g.tile_indices) for g in decoded.best.groups)
+    unseen = decoded.unseen
+    tiles = sum(len(g.tile_indices) for g in decoded.best.groups) + (unseen is not None)
     # decoded.confidence is the best reading's share of the legal readings, so say so: a forced
     # correction can make it high while the corrected tile itself was unlikely (shown below).
     lines = [f"{result.image}: {tiles} tiles in the hand, "
              f"confidence {decoded.confidence:.0%} among the legal readings"]
     lines.extend(_hand_lines(result))
-    if decoded.winning_index is not None:
-        lines.append(f"  winning tile: {result.hand['winning_tile']} (marked *)")
-    else:
-        lines.append(f"  winning tile: not shown; scored as {result.hand['winning_tile']} (the lowest total)")
+    lines.append(_winning_line(result))
+    if unseen is not None and not unseen.winning:
+        lines.append("  one standing tile is not in the photo and was inferred (see the warning)")
     for change in decoded.changes:
         lines.append(f"  corrected: tile {change.index + 1} read {change.top1} "
                      f"({change.top1_probability:.0%}) -> {change.decoded} "

@@ -149,3 +149,15 @@ def test_seen_tiles_no_tile_completes_are_refused(seen, melds):
     readings = [replace(r, candidates=r.candidates[:1]) for r in scene.readings(angle_degrees=20)]
     with pytest.raises(InputError, match="not a winning hand with one tile not visible"):
         decode_hand(readings, layout_tiles(readings))
+
+
+def test_the_text_report_counts_and_names_the_inferred_winning_tile():
+    from vision.photo_cli import format_result
+
+    scene = lay_out(SINGLE_WAIT, MELDS, ["1f", "6f"], None)
+    result = read_readings(scene.readings(angle_degrees=20, confidence=0.97), rules="taiwan",
+                           infer_unseen=True)
+    text = format_result(result)
+    # 10 standing + 1 inferred, a pung, a concealed kong and 2 flowers.
+    assert "20 tiles in the hand" in text.splitlines()[0]
+    assert "winning tile: not in the photo; inferred as 3m" in text
