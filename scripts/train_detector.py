@@ -30,6 +30,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="share of each batch drawn from the synthetic scenes")
     parser.add_argument("--synth-cache", type=Path, default=defaults.synth_cache,
                         help="folder that keeps rendered scenes between runs")
+    parser.add_argument("--init-from", type=Path, default=None,
+                        help="start from the weights a previous run saved beside its model (.pt)")
     parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument("--threads", type=int, default=defaults.threads)
     args = parser.parse_args(argv)
@@ -40,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
                                  batch_size=args.batch_size, synth_scenes=args.synth_scenes,
                                  synth_fraction=args.synth_fraction,
                                  synth_cache=args.synth_cache,
-                                 seed=args.seed, threads=args.threads)
+                                 seed=args.seed, threads=args.threads, init_from=args.init_from)
     result = train_detector(config, log=lambda line: print(line, flush=True))
     print(f"validation: {result.validation}")
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -146,6 +147,16 @@ def test_one_training_step_exports_a_model_the_runtime_loads(tmp_path: Path) -> 
     detector = TileDetector(output)
     assert detector.score_threshold == pytest.approx(result.score_threshold)
     assert isinstance(detector.detect(np.zeros((120, 160, 3), np.uint8)), list)
+    # The saved weights start the next run where this one ended (a step at learning rate 0 keeps them).
+    weights = output.with_suffix(".pt")
+    again = tmp_path / "again.onnx"
+    train_detector(replace(config, output=again, init_from=weights, learning_rate=0.0, warmup_steps=0,
+                           ema_decay=1.0), log=lambda _line: None)
+    first = torch.load(weights, weights_only=True)
+    second = torch.load(again.with_suffix(".pt"), weights_only=True)
+    for name, tensor in first.items():
+        if tensor.dtype.is_floating_point and "running" not in name:
+            torch.testing.assert_close(second[name], tensor, msg=name)
 
 
 def test_synthetic_scenes_are_cached_exactly(tmp_path: Path) -> None:

@@ -73,6 +73,9 @@ class DetectorTrainConfig:
     threads: int = 2
     eval_every: int = 400
     max_train_images: int | None = None  # the smoke test uses a few
+    # Start from these weights (a ``.pt`` a previous run wrote beside its model) to train on, instead
+    # of from scratch: a longer schedule in pieces, or new data on an existing model.
+    init_from: Path | None = None
 
 
 @dataclass
@@ -262,6 +265,9 @@ def train_detector(config: DetectorTrainConfig, log: Callable[[str], None] = pri
     log(f"synthetic scenes: {len(synth)} ready after {time.time() - started:.0f}s")
 
     model = TileDetectorNet()
+    if config.init_from is not None:
+        model.load_state_dict(torch.load(config.init_from, map_location="cpu", weights_only=True))
+        log(f"starting from the weights in {config.init_from}")
     ema = copy.deepcopy(model).eval()
     for p in ema.parameters():
         p.requires_grad_(False)
@@ -324,6 +330,8 @@ def train_detector(config: DetectorTrainConfig, log: Callable[[str], None] = pri
         "description": "taicam tile detector (CenterNet-style, stride 4)",
     }
     diff = export_onnx(ema, Path(config.output), metadata, config.input_size)
+    # The weights, to go on training from (``init_from``); ONNX alone cannot be trained further.
+    torch.save(ema.state_dict(), Path(config.output).with_suffix(".pt"))
     result = TrainResult(output=Path(config.output), score_threshold=threshold, history=history,
                          validation=val_metrics.to_json(), seconds=time.time() - started,
                          max_abs_diff_onnx=diff)
