@@ -18,6 +18,7 @@ from vision.models.detector import (
     TileDetector,
     decode_maps,
     letterbox,
+    smooth_axes,
     turned_against_the_rest,
 )
 
@@ -164,3 +165,16 @@ def test_a_tile_turned_against_its_row_is_sideways() -> None:
     turned = turned_against_the_rest(angles, np.ones(len(angles)))
     assert list(turned) == [False, False, False, True, False, False]
     assert not turned_against_the_rest(angles[:2], np.ones(2)).any(), "two tiles make no row"
+
+
+def test_neighbours_lying_the_same_way_share_their_up_axis() -> None:
+    """Noisy axes along a row are pulled together; the tile lying across it and a far tile keep theirs."""
+    centres = np.array([[0, 0], [30, 0], [60, 0], [90, 0], [120, 0], [900, 0]], np.float64)
+    angles = np.radians([84.0, 96.0, 88.0, 2.0, 92.0, 80.0])
+    heights = np.full(6, 40.0)
+    smoothed = np.degrees(smooth_axes(centres, angles, heights))
+    row = [0, 1, 2, 4]
+    spread = lambda values: np.ptp((np.asarray(values) + 45) % 180)  # noqa: E731
+    assert spread(smoothed[row]) < spread(np.degrees(angles)[row])
+    assert smoothed[3] == pytest.approx(2.0, abs=1e-4)
+    assert smoothed[5] == pytest.approx(80.0, abs=1e-4)
