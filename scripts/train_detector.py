@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from vision.training.detector import DetectorTrainConfig, train_detector
+from vision.training.detector import DetectorTrainConfig, rethreshold, train_detector
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,6 +32,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="folder that keeps rendered scenes between runs")
     parser.add_argument("--init-from", type=Path, default=None,
                         help="start from the weights a previous run saved beside its model (.pt)")
+    parser.add_argument("--rethreshold", action="store_true",
+                        help="no training: choose the score threshold of the model at --output again "
+                             "(real training photos and training renders) and write it into the model")
     parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument("--threads", type=int, default=defaults.threads)
     args = parser.parse_args(argv)
@@ -43,6 +46,12 @@ def main(argv: list[str] | None = None) -> int:
                                  synth_fraction=args.synth_fraction,
                                  synth_cache=args.synth_cache,
                                  seed=args.seed, threads=args.threads, init_from=args.init_from)
+    if args.rethreshold:
+        if not args.output.is_file():
+            print(f"train_detector: no model at {args.output}", file=sys.stderr)
+            return 2
+        rethreshold(config, log=lambda line: print(line, flush=True))
+        return 0
     result = train_detector(config, log=lambda line: print(line, flush=True))
     print(f"validation: {result.validation}")
     return 0

@@ -23,7 +23,7 @@ from vision.training.detector_data import (  # noqa: E402
     encode_targets,
     random_view,
 )
-from vision.training.detector_model import STRIDE, TileDetectorNet  # noqa: E402
+from vision.training.detector_model import MAP_CHANNELS, STRIDE, TileDetectorNet  # noqa: E402
 
 TABLE_PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "table-photos"
 
@@ -176,3 +176,32 @@ def test_synthetic_scenes_are_cached_exactly(tmp_path: Path) -> None:
         np.testing.assert_allclose(other.boxes, first.boxes, atol=1e-4)
         np.testing.assert_array_equal(other.sideways, first.sideways)
         np.testing.assert_allclose(other.quads, first.quads, atol=1e-4)
+
+
+def test_the_threshold_serves_real_photos_and_renders_alike() -> None:
+    """Renders score lower than real photos: the chosen threshold is the best for both together."""
+    from vision.evaluation.detection import DetectionMetrics
+    from vision.training.detector import THRESHOLDS, choose_threshold
+
+    def counts(tp: int, fp: int, fn: int) -> DetectionMetrics:
+        return DetectionMetrics(true_positives=tp, false_positives=fp, false_negatives=fn)
+
+    # Real photos: the higher the threshold the fewer false positives; renders lose tiles above 0.4.
+    real = {t: counts(95, round(40 * (0.7 - t)) + 2, 5) for t in THRESHOLDS}
+    synth = {t: counts(90, 5, 10) if t <= 0.4 else counts(60, 2, 40) for t in THRESHOLDS}
+    assert choose_threshold({"real": real}) == 0.7
+    assert choose_threshold({"real": real, "synth": synth}) == 0.4
+
+
+def test_a_models_threshold_is_rewritten_in_place(tmp_path: Path) -> None:
+    """``set_metadata`` changes one entry and keeps the rest; the runtime reads the new threshold."""
+    from vision.training.detector import export_onnx, set_metadata
+
+    path = tmp_path / "detector.onnx"
+    metadata = {"input_size": "256", "stride": str(STRIDE), "score_threshold": "0.55",
+                "channels": json.dumps(list(MAP_CHANNELS))}
+    export_onnx(TileDetectorNet(), path, metadata, 256)
+    set_metadata(path, {"score_threshold": "0.45"})
+    detector = TileDetector(path)
+    assert detector.score_threshold == pytest.approx(0.45) and detector.input_size == 256
+    assert detector.gives_outlines

@@ -22,7 +22,7 @@ import json
 import math
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -31,7 +31,7 @@ import torch
 from torch.nn import functional as F  # noqa: N812
 
 from vision.dataset.paths import REPO_ROOT, shared_data_dir
-from vision.evaluation.detection import DetectionMetrics, TruthImage, load_table_photos, match_boxes
+from vision.evaluation.detection import DetectionMetrics, TruthImage, box_iou, load_table_photos, match_boxes
 from vision.models.detector import decode_maps, letterbox, to_network_input
 from vision.training.detector_data import (
     DetectorSample,
@@ -191,6 +191,91 @@ def _f1(m: DetectionMetrics) -> float:
     return 2 * m.recall * m.precision / max(m.recall + m.precision, 1e-9)
 
 
+#: Score thresholds tried when a model's threshold is chosen.
+THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
+#: Training scenes the threshold is also chosen on (renders score lower than the real photos).
+THRESHOLD_SCENES = 150
+
+
+#: Detection metrics by kind of image ("real", "synth") and by score threshold.
+ThresholdMetrics = dict[str, dict[float, DetectionMetrics]]
+
+
+def threshold_metrics(predict: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+                      real: list[TruthImage], synth: list[DetectorSample]) -> ThresholdMetrics:
+    """Detection metrics at each of :data:`THRESHOLDS` on real photos and on rendered scenes.
+
+    ``predict`` gives boxes and scores at the lowest threshold. On renders a detection of a tile that
+    is mostly hidden (an ignore region) is neither a hit nor a false positive, as in training.
+    """
+    metrics: ThresholdMetrics = {}
+    if real:
+        metrics["real"] = {t: DetectionMetrics() for t in THRESHOLDS}
+        for truth in real:
+            boxes, scores = predict(cv2.imread(str(truth.path), cv2.IMREAD_COLOR))
+            for t in THRESHOLDS:
+                keep = scores >= t
+                metrics["real"][t].add(truth.path.name, *match_boxes(boxes[keep], scores[keep], truth.boxes))
+    if synth:
+        metrics["synth"] = {t: DetectionMetrics() for t in THRESHOLDS}
+        for sample in synth:
+            boxes, scores = predict(sample.image)
+            if len(sample.ignore) and len(boxes):
+                hidden = box_iou(boxes, sample.ignore).max(axis=1) >= 0.5
+                boxes, scores = boxes[~hidden], scores[~hidden]
+            for t in THRESHOLDS:
+                keep = scores >= t
+                metrics["synth"][t].add(sample.source, *match_boxes(boxes[keep], scores[keep], sample.boxes))
+    return metrics
+
+
+def choose_threshold(metrics: ThresholdMetrics) -> float:
+    """The threshold with the best mean F1 over the kinds of images (real photos, renders): the model
+    must serve both, and renders score lower, so a threshold fitted on real photos alone misses them."""
+    def mean_f1(t: float) -> float:
+        return sum(_f1(by_threshold[t]) for by_threshold in metrics.values()) / max(1, len(metrics))
+
+    return max(THRESHOLDS, key=lambda t: (mean_f1(t), -abs(t - 0.35)))
+
+
+def _describe(metrics: ThresholdMetrics, threshold: float) -> str:
+    return ", ".join(f"train {kind} F1 {_f1(by_threshold[threshold]):.4f}"
+                     for kind, by_threshold in metrics.items())
+
+
+def rethreshold(config: DetectorTrainConfig, log: Callable[[str], None] = print) -> float:
+    """Choose the score threshold of the trained model ``config.output`` again (as training does) and
+    write it into the model's metadata; returns it. For models trained before the threshold was
+    chosen on renders too."""
+    from vision.evaluation.detection import detector_predictor
+    from vision.models.detector import TileDetector
+
+    path = Path(config.output)
+    predict = detector_predictor(TileDetector(path, score_threshold=min(THRESHOLDS), threads=config.threads))
+    real = load_table_photos(config.data_root, split="train")
+    config = replace(config, synth_scenes=min(config.synth_scenes, THRESHOLD_SCENES))
+    metrics = threshold_metrics(predict, real, _load_synthetic(config, log))
+    threshold = choose_threshold(metrics)
+    set_metadata(path, {"score_threshold": str(threshold)})
+    log(f"{path}: threshold {threshold} ({_describe(metrics, threshold)})")
+    return threshold
+
+
+def set_metadata(path: Path, values: dict[str, str]) -> None:
+    """Rewrite entries of an ONNX model's metadata (atomically: the model is never half-written)."""
+    import onnx
+
+    proto = onnx.load(str(path))
+    kept = [(p.key, p.value) for p in proto.metadata_props if p.key not in values]
+    del proto.metadata_props[:]
+    for key, value in [*kept, *values.items()]:
+        entry = proto.metadata_props.add()
+        entry.key, entry.value = key, value
+    tmp = path.with_suffix(".tmp.onnx")
+    onnx.save(proto, str(tmp))
+    tmp.replace(path)
+
+
 def export_onnx(model: TileDetectorNet, path: Path, metadata: dict[str, str], input_size: int) -> float:
     """Write the model to ONNX (dynamic height/width), add metadata, return max |onnx - torch|."""
     import onnx
@@ -276,7 +361,6 @@ def train_detector(config: DetectorTrainConfig, log: Callable[[str], None] = pri
     optimizer = torch.optim.AdamW([{"params": decay_params, "weight_decay": config.weight_decay},
                                    {"params": other_params, "weight_decay": 0.0}], lr=config.learning_rate)
     history: list[dict[str, float]] = []
-    thresholds = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
     running: dict[str, float] = {}
     for step in range(config.steps):
         model.train()
@@ -317,11 +401,13 @@ def train_detector(config: DetectorTrainConfig, log: Callable[[str], None] = pri
             log(f"  val @0.3: recall {metrics.recall:.4f} precision {metrics.precision:.4f} "
                 f"(fp {metrics.false_positives}, fn {metrics.false_negatives})")
 
-    # The threshold is chosen on the training photos (never on validation), by F1.
-    train_metrics = evaluate_model(ema, train_truth, config.input_size, thresholds)
-    threshold = max(thresholds, key=lambda t: (_f1(train_metrics[t]), -abs(t - 0.35)))
+    # The threshold is chosen on training data of both kinds (never on validation), by F1.
+    low = min(THRESHOLDS)
+    train_metrics = threshold_metrics(lambda image: predict_boxes(ema, image, config.input_size, low),
+                                      train_truth, synth[:THRESHOLD_SCENES])
+    threshold = choose_threshold(train_metrics)
     val_metrics = evaluate_model(ema, val_truth, config.input_size, (threshold,))[threshold]
-    log(f"threshold {threshold} (train F1 {_f1(train_metrics[threshold]):.4f}); "
+    log(f"threshold {threshold} ({_describe(train_metrics, threshold)}); "
         f"val recall {val_metrics.recall:.4f} precision {val_metrics.precision:.4f}")
     metadata = {
         "input_size": str(config.input_size), "stride": str(STRIDE), "score_threshold": str(threshold),
@@ -338,7 +424,9 @@ def train_detector(config: DetectorTrainConfig, log: Callable[[str], None] = pri
     log(f"exported {config.output} (onnx vs torch max diff {diff:.2e}) in {result.seconds:.0f}s")
     report = {"config": {k: str(v) for k, v in asdict(config).items()}, "score_threshold": threshold,
               "history": history, "validation": result.validation, "seconds": round(result.seconds),
-              "train_metrics": train_metrics[threshold].to_json(), "onnx_max_abs_diff": diff}
+              "train_metrics": {kind: by_threshold[threshold].to_json()
+                                for kind, by_threshold in train_metrics.items()},
+              "onnx_max_abs_diff": diff}
     report_path = Path(config.output).with_suffix(".train.json")
     tmp = report_path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(report, indent=2) + "\n")
