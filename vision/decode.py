@@ -25,11 +25,11 @@ from __future__ import annotations
 import heapq
 import math
 from dataclasses import dataclass, field
-from functools import lru_cache
 from itertools import permutations
 from typing import Any
 
 from scoring.errors import InputError
+from scoring.shapes import SPECIAL_SHAPES, is_standard_complete, winning_tiles
 from scoring.tiles import BACK, FLOWER_CODES, SET_TILE_CODES, is_suited, next_in_suit, sorted_codes
 from vision.layout import back_mass
 from vision.types import GroupRole, Layout, TileReading
@@ -297,108 +297,13 @@ def _variables(readings: list[TileReading], layout: Layout) -> list[_Variable]:
     return variables
 
 
-@lru_cache(maxsize=200_000)
-def _standard_complete(counts: tuple[int, ...], need_pair: bool) -> bool:
-    """Do these 34 counts split into sets plus (if ``need_pair``) exactly one pair?"""
-    first = next((i for i, c in enumerate(counts) if c), -1)
-    if first < 0:
-        return not need_pair
-    c = list(counts)
-    if c[first] >= 3:
-        c[first] -= 3
-        if _standard_complete(tuple(c), need_pair):
-            return True
-        c[first] += 3
-    if first < 27 and first % 9 <= 6 and c[first + 1] and c[first + 2]:
-        c[first] -= 1
-        c[first + 1] -= 1
-        c[first + 2] -= 1
-        if _standard_complete(tuple(c), need_pair):
-            return True
-        c[first] += 1
-        c[first + 1] += 1
-        c[first + 2] += 1
-    if need_pair and c[first] >= 2:
-        c[first] -= 2
-        if _standard_complete(tuple(c), False):
-            return True
-    return False
-
-
-def _special_shape_possible(counts: tuple[int, ...]) -> bool:
+def _special_shape_possible(counts: list[int]) -> bool:
     """Cheap filter before asking the scorer about special hands (7 pairs + pung, 13/16 orphans)."""
     odd = [c for c in counts if c % 2]
     if sum(1 for c in counts if c >= 3) and len(odd) <= 1:
         return True
     distinct = sum(1 for c in counts if c)
     return distinct >= 13
-
-
-#: The four suits' slices of the 34 counts (characters, dots, bamboo, honours: honours make no chows).
-_SUITS = ((0, 9), (9, 18), (18, 27), (27, 34))
-
-
-@lru_cache(maxsize=100_000)
-def _suit_complete(counts: tuple[int, ...], honours: bool, pair: bool) -> bool:
-    """Do one suit's counts split into sets (plus exactly one pair if ``pair``)? Cached per suit, so a
-    hand's four suits are looked up rather than searched again for every reading and every tile."""
-    first = next((i for i, c in enumerate(counts) if c), -1)
-    if first < 0:
-        return not pair
-    c = list(counts)
-    if c[first] >= 3:
-        c[first] -= 3
-        if _suit_complete(tuple(c), honours, pair):
-            return True
-        c[first] += 3
-    if not honours and first <= 6 and c[first + 1] and c[first + 2]:
-        c[first] -= 1
-        c[first + 1] -= 1
-        c[first + 2] -= 1
-        if _suit_complete(tuple(c), honours, pair):
-            return True
-        c[first] += 1
-        c[first + 1] += 1
-        c[first + 2] += 1
-    if pair and c[first] >= 2:
-        c[first] -= 2
-        return _suit_complete(tuple(c), honours, False)
-    return False
-
-
-def _standard_waits(standing: tuple[int, ...]) -> list[int]:
-    """Faces that complete these standing tiles into sets and one pair, suit by suit: the new tile goes
-    into one suit, and every other suit must already split into sets (one of them may hold the pair)."""
-    suits = [standing[a:b] for a, b in _SUITS]
-    sets_only = [_suit_complete(suit, k == 3, False) for k, suit in enumerate(suits)]
-    with_pair = [_suit_complete(suit, k == 3, True) for k, suit in enumerate(suits)]
-    waits = []
-    for k, (a, _) in enumerate(_SUITS):
-        others = [j for j in range(4) if j != k]
-        broken = [j for j in others if not sets_only[j]]
-        if len(broken) > 1:
-            continue
-        # The pair goes with the new tile (the others all sets), or into the one other suit that needs it.
-        pair_here = not broken
-        pair_elsewhere = (len(broken) == 1 and with_pair[broken[0]]) or (
-            not broken and any(with_pair[j] for j in others))
-        for offset in range(len(suits[k])):
-            grown = suits[k][:offset] + (suits[k][offset] + 1,) + suits[k][offset + 1:]
-            if (pair_here and _suit_complete(grown, k == 3, True)) or (
-                    pair_elsewhere and _suit_complete(grown, k == 3, False)):
-                waits.append(a + offset)
-    return waits
-
-
-@lru_cache(maxsize=100_000)
-def _waits(standing: tuple[int, ...], special: bool) -> tuple[int, ...]:
-    """Faces that, added to these standing tiles, make sets and a pair (with ``special``, also those
-    that may make a special shape: any face, 16 unrelated tiles wait on tiles far from the others)."""
-    waits = set(_standard_waits(standing))
-    if special:
-        waits.update(i for i in range(len(standing))
-                     if _special_shape_possible(standing[:i] + (standing[i] + 1,) + standing[i + 1:]))
-    return tuple(sorted(waits))
 
 
 class _Judge:
@@ -426,11 +331,11 @@ class _Judge:
         counts, standing = tallies
         if max(counts) > 4:
             return []
-        key = tuple(standing)
         if not unseen:
-            special = self.melds_count == 0 and _special_shape_possible(key)
-            return [None] if special or _standard_complete(key, True) else []
-        return [SET_TILE_CODES[i] for i in _waits(key, self.melds_count == 0) if counts[i] < 4]
+            special = self.melds_count == 0 and _special_shape_possible(standing)
+            return [None] if special or is_standard_complete(standing) else []
+        shapes = tuple(SPECIAL_SHAPES) if self.melds_count == 0 else ()
+        return [SET_TILE_CODES[i] for i in winning_tiles(standing, counts, shapes)]
 
     @staticmethod
     def _tallies(variables: list[_Variable], choice: tuple[int, ...]) -> tuple[list[int], list[int]] | None:
