@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from vision.decode import HandReading, LegalReading, UnseenTile
+from vision.decode import HandReading, LegalReading
 from vision.types import TileReading
+from vision.unseen import UnseenTile
 
 #: Runners-up at least this probable (as a share of the legal readings) are scored and reported.
 REPORT_SHARE = 0.01

@@ -13,11 +13,10 @@ probability; the classic successor rule (only increment variables at or after th
 incremented) visits every combination once, in order, so the first legal reading found is the most
 probable one. A budget bounds the work when the photo is hopeless.
 
-One tile may be missing from the photo (lying behind a standing row, under a hand, outside the
-frame): when the concealed row is exactly one tile short, the hand gets one *unseen* tile. It has no
-detection, so it is no search variable: for each reading of the seen tiles, every code that makes
-the hand legal (the hand's "waits") is tried, each with the same prior (nothing in the photo tells
-them apart). The search over the seen tiles is unchanged.
+One tile may be missing from the photo (``vision.unseen`` says when and why): the hand then gets one
+*unseen* tile. It has no detection, so it is no search variable: for each reading of the seen tiles,
+every code that completes the hand is tried at the same prior. The search over the seen tiles is
+unchanged.
 """
 
 from __future__ import annotations
@@ -29,10 +28,11 @@ from itertools import permutations
 from typing import Any
 
 from scoring.errors import InputError
-from scoring.shapes import SPECIAL_SHAPES, is_standard_complete, winning_tiles
+from scoring.shapes import is_standard_complete
 from scoring.tiles import BACK, FLOWER_CODES, SET_TILE_CODES, is_suited, next_in_suit, sorted_codes
 from vision.layout import back_mass
 from vision.types import GroupRole, Layout, TileReading
+from vision.unseen import UNSEEN_LOG_PRIOR, UnseenTile, unseen_codes, unseen_tiles
 
 #: Probability given to a code the classifier did not list among its top-k.
 FLOOR = 1e-6
@@ -50,8 +50,6 @@ ALTERNATIVE_BUDGET = 2_000
 MAX_GROUP_OPTIONS = 60
 
 _INDEX = {code: i for i, code in enumerate(SET_TILE_CODES)}
-#: Log prior of each code for the unseen tile: uniform over the 34 set tiles (the photo shows nothing).
-UNSEEN_LOG_PRIOR = math.log(1.0 / len(SET_TILE_CODES))
 
 
 @dataclass(frozen=True)
@@ -117,24 +115,6 @@ class LegalReading:
         hand = self.hand
         melds = sorted((m["kind"], tuple(m["tiles"]), m["concealed"]) for m in hand["melds"])
         return repr((hand["concealed"], melds, hand["flowers"], hand["winning_tile"]))
-
-
-@dataclass(frozen=True)
-class UnseenTile:
-    """The one tile of the hand the photo does not show, and the readings that complete the hand.
-
-    ``completions`` are the legal readings that differ from the best one only in the unseen tile's
-    code, best (first found) first; all are equally probable, so which is reported is the confidence
-    report's choice (``vision.confidence.choose_unseen_tile``). ``winning`` says the unseen tile was
-    taken as the winning tile (the layout found none: the tile lying across is the one most often hidden).
-    """
-
-    winning: bool
-    completions: tuple[LegalReading, ...]
-
-    @property
-    def codes(self) -> tuple[str, ...]:
-        return tuple(r.unseen or "" for r in self.completions)
 
 
 @dataclass
@@ -334,8 +314,7 @@ class _Judge:
         if not unseen:
             special = self.melds_count == 0 and _special_shape_possible(standing)
             return [None] if special or is_standard_complete(standing) else []
-        shapes = tuple(SPECIAL_SHAPES) if self.melds_count == 0 else ()
-        return [SET_TILE_CODES[i] for i in winning_tiles(standing, counts, shapes)]
+        return unseen_codes(standing, counts, special_shapes=self.melds_count == 0)
 
     @staticmethod
     def _tallies(variables: list[_Variable], choice: tuple[int, ...]) -> tuple[list[int], list[int]] | None:
@@ -459,29 +438,6 @@ def expected_standing_tiles(layout: Layout) -> int:
     return 17 - 3 * sets
 
 
-def unseen_tiles(layout: Layout, infer: bool = True) -> int:
-    """How many tiles of the hand the photo does not show: 0, or 1 when the standing row is exactly one
-    short of what the sets on the table require and ``infer`` allows reading it. Anything else cannot
-    be read: InputError naming the counts."""
-    concealed_group = next(g for g in layout.groups if g.role is GroupRole.CONCEALED)
-    standing = len(concealed_group.tile_indices)
-    expected = expected_standing_tiles(layout)
-    short = expected - standing
-    if short == 0 or (short == 1 and infer):
-        return short
-    hint = ""
-    if short == 1:
-        hint = "; is a tile hidden or outside the picture?"
-    elif short > 1:
-        hint = f"; {short} tiles are missing (hidden or outside the picture?)"
-        hint += " and only one can be inferred" if infer else ""
-    elif short == -1:
-        hint = "; is a tile from outside the hand (a discard, the wall) in the row?"
-    sets = (17 - expected) // 3
-    raise InputError(f"not a winning hand: {standing} standing tiles with {sets} set(s) on the table; "
-                     f"a complete hand has {expected} (17 with no sets laid down, 3 fewer per set){hint}")
-
-
 @dataclass
 class _Found:
     """What the best-first search found: the best legal reading, its equally probable completions
@@ -589,12 +545,14 @@ def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwa
                 infer_unseen: bool = True) -> HandReading:
     """The most probable legal winning hand for these readings laid out this way.
 
-    When the standing row is one tile short (and ``infer_unseen``), one unseen tile joins the hand (see
-    the module docstring); it is the winning tile if the layout found none, else a plain concealed tile.
+    When the standing row is one tile short (and ``infer_unseen``), one unseen tile joins the hand
+    (``vision.unseen``); it is the winning tile if the layout found none, else a plain concealed tile.
     Raises InputError when no legal reading exists among the candidates (wrong tile count, or a
     hand that is not a winning hand however its tiles are read).
     """
-    unseen = unseen_tiles(layout, infer_unseen) == 1
+    concealed_group = next(g for g in layout.groups if g.role is GroupRole.CONCEALED)
+    standing = len(concealed_group.tile_indices)
+    unseen = unseen_tiles(standing, expected_standing_tiles(layout), infer_unseen) == 1
     variables = _variables(readings, layout)
     melds_count = sum(1 for g in layout.groups if g.role in (GroupRole.MELD, GroupRole.CONCEALED_KONG))
     judge = _Judge(rules, table, melds_count, context or {})

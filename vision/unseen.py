@@ -1,0 +1,77 @@
+"""The one tile of a hand that the photo does not show.
+
+A photo is all the scorer gets. A tile lying behind the standing row, under a hand or outside the
+frame leaves the hand one tile short, and refusing the photo would throw away a hand that the game
+pins down: only the tiles that complete the hand can be the missing one, and those are few. This
+module holds that policy, apart from the search over the seen tiles
+(``vision.decode``), which asks it how many tiles are unseen and, for each reading of the seen tiles,
+which codes the unseen one can be:
+
+- at most one tile is inferred: a row exactly one short is read, any other count is refused;
+- its codes are the hand's waits, less the faces whose four copies are all in the hand already;
+- they share one uniform prior, since nothing in the photo tells them apart. The search therefore
+  cannot choose among them; the confidence report does (``vision.confidence.choose_unseen_tile``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from scoring.errors import InputError
+from scoring.shapes import SPECIAL_SHAPES, winning_tiles
+from scoring.tiles import SET_TILE_CODES
+
+if TYPE_CHECKING:
+    from vision.decode import LegalReading
+
+#: Log prior of each code for the unseen tile: uniform over the 34 set tiles (the photo shows nothing).
+UNSEEN_LOG_PRIOR = math.log(1.0 / len(SET_TILE_CODES))
+
+
+def unseen_tiles(standing: int, expected: int, infer: bool = True) -> int:
+    """How many tiles of the hand the photo does not show, from the ``standing`` tiles found and the
+    ``expected`` count the sets on the table require (``vision.decode.expected_standing_tiles``): 0, or
+    1 when the row is exactly one short and ``infer`` allows reading it. Any other count cannot be
+    read: InputError naming the counts and the likely cause."""
+    short = expected - standing
+    if short == 0 or (short == 1 and infer):
+        return short
+    hint = ""
+    if short == 1:
+        hint = "; is a tile hidden or outside the picture?"
+    elif short > 1:
+        hint = f"; {short} tiles are missing (hidden or outside the picture?)"
+        hint += " and only one can be inferred" if infer else ""
+    elif short == -1:
+        hint = "; is a tile from outside the hand (a discard, the wall) in the row?"
+    sets = (17 - expected) // 3
+    raise InputError(f"not a winning hand: {standing} standing tiles with {sets} set(s) on the table; "
+                     f"a complete hand has {expected} (17 with no sets laid down, 3 fewer per set){hint}")
+
+
+def unseen_codes(standing: list[int], in_hand: list[int], special_shapes: bool) -> list[str]:
+    """The codes the unseen tile can be: the faces that complete the ``standing`` tiles (34 counts) into
+    sets and a pair, or a special shape when ``special_shapes`` (no set on the table), and of which
+    the hand (``in_hand``: counts over standing tiles and sets) does not already hold all four."""
+    shapes = tuple(SPECIAL_SHAPES) if special_shapes else ()
+    return [SET_TILE_CODES[i] for i in winning_tiles(standing, in_hand, shapes)]
+
+
+@dataclass(frozen=True)
+class UnseenTile:
+    """The one tile of the hand the photo does not show, and the readings that complete the hand.
+
+    ``completions`` are the legal readings that differ from the best one only in the unseen tile's
+    code, best (first found) first; all are equally probable, so which is reported is the confidence
+    report's choice (``vision.confidence.choose_unseen_tile``). ``winning`` says the unseen tile was
+    taken as the winning tile (the layout found none: the tile lying across is the one most often hidden).
+    """
+
+    winning: bool
+    completions: tuple[LegalReading, ...]
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return tuple(r.unseen or "" for r in self.completions)
