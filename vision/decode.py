@@ -297,13 +297,13 @@ class _Judge:
         self.melds_count = melds_count
         self._scored: dict[str, bool] = {}
 
-    def completions(self, variables: list[_Variable], choice: tuple[int, ...],
-                    unseen: bool) -> list[str | None]:
-        """Structure only, straight from the choice (no reading is built): at most 4 of a face, each
-        flower once, and standing tiles that split into sets and a pair (or a special shape).
+    def legal_unseen_codes(self, variables: list[_Variable], choice: tuple[int, ...],
+                           unseen: bool) -> list[str | None]:
+        """The codes of the unseen tile with which this choice is legal: one reading to build per code.
+        Without an ``unseen`` tile, ``[None]`` if the choice is legal as it is; ``[]``: not legal.
 
-        Returns ``[None]`` if the choice is legal as it is, ``[]`` if not; with an ``unseen`` tile,
-        every code that, added to the standing tiles, makes it legal (the hand's waits).
+        Structure only, straight from the choice (building a reading costs more): at most 4 of a face,
+        each flower once, and standing tiles that split into sets and a pair (or a special shape).
         """
         tallies = self._tallies(variables, choice)
         if tallies is None:
@@ -353,7 +353,7 @@ class _Judge:
 
 
 def _build(readings: list[TileReading], layout: Layout, variables: list[_Variable], choice: tuple[int, ...],
-           log_p: float, winning_index: int | None, unseen: str | None = None) -> LegalReading:
+           log_p: float, unseen: str | None = None) -> LegalReading:
     """The reading for one choice; an ``unseen`` code joins the standing tiles (and is the winning tile
     when the layout found none)."""
     codes: dict[int, str] = {}
@@ -398,8 +398,8 @@ def _build(readings: list[TileReading], layout: Layout, variables: list[_Variabl
                                    tuple(codes[i] for i in flower_indices), None, flower_p))
     for i in layout.ignored:
         codes.setdefault(i, readings[i].code)
-    if winning_index is not None:
-        winning_tile = codes[winning_index]
+    if layout.winning_index is not None:
+        winning_tile = codes[layout.winning_index]
     else:
         winning_tile = unseen if unseen is not None else codes[concealed_indices[-1]]
     if unseen is not None:
@@ -449,13 +449,14 @@ class _Found:
     alternatives: list[LegalReading] = field(default_factory=list)
     legal_mass: float = 0.0
     examined_mass: float = 0.0
-    searched: int = 0
+    searched: int = 0  # readings of the seen tiles taken from the best-first order
+    best_at: int = 0  # ``searched`` when the best was found
     complete: bool = True  # every reading within ALTERNATIVE_RATIO of the best was examined
 
     def add(self, reading: LegalReading, log_p: float) -> None:
         self.legal_mass += reading.probability
         if self.best is None:
-            self.best, self.best_log_p = reading, log_p
+            self.best, self.best_log_p, self.best_at = reading, log_p, self.searched
         elif self.is_completion(reading):
             self.completions.append(reading)
         elif len(self.alternatives) < MAX_ALTERNATIVES:
@@ -475,25 +476,23 @@ def _search(readings: list[TileReading], layout: Layout, variables: list[_Variab
     found = _Found()
     prior = UNSEEN_LOG_PRIOR if unseen else 0.0
     keys: set[str] = set()
-    found_at = 0
     for log_p, choice in _best_first(variables):
         found.searched += 1
-        if found.best is not None and log_p + prior < found.best_log_p + math.log(ALTERNATIVE_RATIO):
+        reading_log_p = log_p + prior
+        if found.best is not None and reading_log_p < found.best_log_p + math.log(ALTERNATIVE_RATIO):
             break
-        stale = found.best is not None and found.searched - found_at > ALTERNATIVE_BUDGET
+        stale = found.best is not None and found.searched - found.best_at > ALTERNATIVE_BUDGET
         if found.searched > budget or stale:
             found.complete = False
             break
         found.examined_mass += math.exp(log_p)
-        for code in judge.completions(variables, choice, unseen):
-            reading = _build(readings, layout, variables, choice, log_p + prior, layout.winning_index, code)
+        for code in judge.legal_unseen_codes(variables, choice, unseen):
+            reading = _build(readings, layout, variables, choice, reading_log_p, code)
             key = reading.key()
             if key in keys or not judge.scores(reading):
                 continue
             keys.add(key)
-            if found.best is None:
-                found_at = found.searched
-            found.add(reading, log_p + prior)
+            found.add(reading, reading_log_p)
     return found
 
 
