@@ -11,11 +11,13 @@ total (:func:`choose_unseen_tile`): the player sees what the guess is worth.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from vision.decode import HandReading, LegalReading
 from vision.types import TileReading
 from vision.unseen import UnseenTile
+
+_Choice = TypeVar("_Choice")
 
 #: Runners-up at least this probable (as a share of the legal readings) are scored and reported.
 REPORT_SHARE = 0.01
@@ -78,6 +80,18 @@ def _describe(best: LegalReading, other: LegalReading) -> str:
     return ", ".join(changed) or "same tiles, other grouping"
 
 
+def _total_key(report: Any) -> float:
+    """A score report's total for sorting: an invalid hand has none and sorts as 0."""
+    return report.total if report.total is not None else 0
+
+
+def _lowest_first(scored: list[tuple[_Choice, Any]]) -> list[tuple[_Choice, Any]]:
+    """Guessed choices with their score reports, the valid ones (all, if none is valid) by total, lowest
+    first and the first of equal totals first: a guess reports the lowest, so nobody is overpaid."""
+    valid = [item for item in scored if item[1].valid] or scored
+    return sorted(valid, key=lambda item: _total_key(item[1]))
+
+
 def choose_winning_tile(hand: dict[str, Any], context: dict[str, Any], rules: Any,
                         table: Any) -> tuple[dict[str, Any], Any, list[ScoredAlternative]]:
     """When the photo does not show the winning tile, score every standing tile as the winner.
@@ -90,16 +104,11 @@ def choose_winning_tile(hand: dict[str, Any], context: dict[str, Any], rules: An
         candidate = {**hand, "winning_tile": code}
         report = score_reading(candidate, context, rules, table)
         scored.append((candidate, report))
-    valid = [(h, r) for h, r in scored if r.valid] or scored
-    valid.sort(key=lambda item: (item[1].total if item[1].total is not None else 0))
-    chosen_hand, chosen_report = valid[0]
+    ranked = _lowest_first(scored)
+    chosen_hand, chosen_report = ranked[0]
     alternatives = [ScoredAlternative(f"winning tile {h['winning_tile']}", None, r.total, bool(r.valid), h)
-                    for h, r in valid[1:] if r.total != chosen_report.total]
+                    for h, r in ranked[1:] if r.total != chosen_report.total]
     return chosen_hand, chosen_report, alternatives
-
-
-def _total_key(report: Any) -> float:
-    return report.total if report.total is not None else 0
 
 
 def choose_unseen_tile(decoded: HandReading, context: dict[str, Any], rules: Any, table: Any
@@ -116,8 +125,7 @@ def choose_unseen_tile(decoded: HandReading, context: dict[str, Any], rules: Any
     if unseen is None:
         raise ValueError("choose_unseen_tile needs a decoded hand with an unseen tile")
     scored = [(r, score_reading(r.hand, context, rules, table)) for r in unseen.completions]
-    valid = [item for item in scored if item[1].valid] or scored
-    chosen, chosen_report = min(valid, key=lambda item: _total_key(item[1]))  # first of equal totals
+    chosen, chosen_report = _lowest_first(scored)[0]
     others = sorted(((r, report) for r, report in scored if r is not chosen), key=lambda i: _total_key(i[1]))
     alternatives = [ScoredAlternative(f"unseen tile {r.unseen}", decoded.share(r), report.total,
                                       bool(report.valid), r.hand) for r, report in others]
@@ -136,6 +144,27 @@ def _unseen_warning(chosen: LegalReading, others: list[tuple[LegalReading, Any]]
     return f"{head}, other tiles that complete the hand: {listed}"
 
 
+def _scored_runners_up(decoded: HandReading, best_total: Any, context: dict[str, Any], rules: Any,
+                       table: Any, reported: LegalReading) -> list[ScoredAlternative]:
+    """The decoder's legal runners-up that are plausible (REPORT_SHARE) and score another total than the
+    reported reading, described by how they differ from it. With the winning tile not shown, each is
+    scored at its lowest winning-tile choice, as the reported hand is."""
+    runners_up = []
+    for other in decoded.alternatives:
+        share = decoded.share(other)
+        if share < REPORT_SHARE:
+            continue
+        hand = other.hand
+        if not decoded.winning_known:
+            hand, report, _ = choose_winning_tile(hand, context, rules, table)
+        else:
+            report = score_reading(hand, context, rules, table)
+        if report.total != best_total:
+            runners_up.append(ScoredAlternative(_describe(reported, other), share, report.total,
+                                                bool(report.valid), hand))
+    return runners_up
+
+
 def build_report(readings: list[TileReading], decoded: HandReading, best_total: Any,
                  context: dict[str, Any], rules: Any, table: Any,
                  winning_alternatives: list[ScoredAlternative] | None = None,
@@ -151,28 +180,15 @@ def build_report(readings: list[TileReading], decoded: HandReading, best_total: 
         groups.append({"group": number, "role": group.role.value, "kind": group.kind,
                        "tiles": list(group.codes), "confidence": round(group.probability, 4)})
     completions = list(unseen_alternatives or [])
-    alternatives: list[ScoredAlternative] = list(winning_alternatives or []) + completions
-    runners_up: list[ScoredAlternative] = []
-    notes: list[str] = []
-    for other in decoded.alternatives:
-        share = decoded.share(other)
-        if share < REPORT_SHARE:
-            continue
-        hand = other.hand
-        if not decoded.winning_known:
-            hand, report, _ = choose_winning_tile(hand, context, rules, table)
-        else:
-            report = score_reading(hand, context, rules, table)
-        if report.total != best_total:
-            runners_up.append(ScoredAlternative(_describe(reported or decoded.best, other), share,
-                                                report.total, bool(report.valid), hand))
-    alternatives.extend(runners_up)
-    # Unstable when the winning tile or an unseen tile is a guess that changes the total, or when the
-    # readings that change the total hold, together, a plausible share (many unlikely readings can add
-    # up to a likely other total).
+    runners_up = _scored_runners_up(decoded, best_total, context, rules, table, reported or decoded.best)
+    alternatives = list(winning_alternatives or []) + completions + runners_up
+    # Unstable when the winning tile or an unseen tile is a guess that changes the total (the winning
+    # tile's alternatives are only those with another total), or when the readings that change the
+    # total hold, together, a plausible share (many unlikely readings can add up to a likely other total).
     changing = sum(a.share for a in runners_up if a.share is not None)
-    winner_guessed = any(a.share is None for a in alternatives)
+    winner_guessed = bool(winning_alternatives)
     unseen_guessed = any(a.total != best_total for a in completions)
+    notes: list[str] = []
     if not decoded.winning_known and winning_alternatives:
         notes.append("the winning tile is not shown; the lowest total is reported")
     if completions:

@@ -174,7 +174,7 @@ def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any, con
     (a wrong choice of row can be one tile short too), so a photo that read before unseen tiles were
     inferred reads the same. The first layout's error is the one reported if none reads."""
     first_error: InputError | None = None
-    short: tuple[Layout, HandReading] | None = None
+    with_unseen: tuple[Layout, HandReading] | None = None
     for layout in layout_candidates(readings):
         try:
             decoded = decode_hand(readings, layout, rules=rules, table=table, context=context,
@@ -184,9 +184,9 @@ def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any, con
             continue
         if decoded.unseen is None:
             return layout, decoded
-        short = short or (layout, decoded)
-    if short is not None:
-        return short
+        with_unseen = with_unseen or (layout, decoded)
+    if with_unseen is not None:
+        return with_unseen
     raise first_error or InputError("no tiles found in the photo")
 
 
@@ -204,6 +204,8 @@ class _ScoredHand:
 
 
 def _score_decoded(decoded: HandReading, ctx: dict[str, Any], rules: Any, table: Any) -> _ScoredHand:
+    """Score the decoded hand; a tile the photo leaves to guess (unseen, or the winning tile not shown)
+    is scored for every choice, since the report must say what the guess is worth."""
     if decoded.unseen is not None:
         reported, report, alternatives, warning = choose_unseen_tile(decoded, ctx, rules, table)
         return _ScoredHand(dict(reported.hand), report, reported, unseen_alternatives=alternatives,
