@@ -32,7 +32,7 @@ from scoring.shapes import is_standard_complete
 from scoring.tiles import BACK, FLOWER_CODES, SET_TILE_CODES, is_suited, next_in_suit, sorted_codes
 from vision.layout import back_mass
 from vision.types import GroupRole, Layout, TileReading
-from vision.unseen import UNSEEN_LOG_PRIOR, UnseenTile, unseen_codes, unseen_tiles
+from vision.unseen import UNSEEN_LOG_PRIOR, UnseenTile, special_shape_possible, unseen_codes, unseen_tiles
 
 #: Probability given to a code the classifier did not list among its top-k.
 FLOOR = 1e-6
@@ -277,15 +277,6 @@ def _variables(readings: list[TileReading], layout: Layout) -> list[_Variable]:
     return variables
 
 
-def _special_shape_possible(counts: list[int]) -> bool:
-    """Cheap filter before asking the scorer about special hands (7 pairs + pung, 13/16 orphans)."""
-    odd = [c for c in counts if c % 2]
-    if sum(1 for c in counts if c >= 3) and len(odd) <= 1:
-        return True
-    distinct = sum(1 for c in counts if c)
-    return distinct >= 13
-
-
 class _Judge:
     """Is a whole reading a legal winning hand? A fast structural check on the raw choice first
     (most readings fail it), then the scorer on the few that pass."""
@@ -312,7 +303,7 @@ class _Judge:
         if max(counts) > 4:
             return []
         if not unseen:
-            special = self.melds_count == 0 and _special_shape_possible(standing)
+            special = self.melds_count == 0 and special_shape_possible(standing)
             return [None] if special or is_standard_complete(standing) else []
         return unseen_codes(standing, counts, special_shapes=self.melds_count == 0)
 

@@ -3,12 +3,13 @@
 A photo is all the scorer gets. A tile lying behind the standing row, under a hand or outside the
 frame leaves the hand one tile short, and refusing the photo would throw away a hand that the game
 pins down: only the tiles that complete the hand can be the missing one, and those are few. This
-module holds that policy, apart from the search over the seen tiles
-(``vision.decode``), which asks it how many tiles are unseen and, for each reading of the seen tiles,
-which codes the unseen one can be:
+module holds that policy, apart from the search over the seen tiles (``vision.decode``), which asks
+it how many tiles are unseen and, for each reading of the seen tiles, which codes the unseen one can
+be (the scorer then confirms each):
 
 - at most one tile is inferred: a row exactly one short is read, any other count is refused;
-- its codes are the hand's waits, less the faces whose four copies are all in the hand already;
+- its codes are the hand's waits (and, with no set on the table, the faces that pass a loose
+  special-shape screen), less the faces whose four copies are all in the hand already;
 - they share one uniform prior, since nothing in the photo tells them apart. The search therefore
   cannot choose among them; the confidence report does (``vision.confidence.choose_unseen_tile``).
 """
@@ -17,10 +18,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from scoring.errors import InputError
-from scoring.shapes import SPECIAL_SHAPES, winning_tiles
+from scoring.shapes import winning_tiles
 from scoring.tiles import SET_TILE_CODES
 
 if TYPE_CHECKING:
@@ -51,12 +53,34 @@ def unseen_tiles(standing: int, expected: int, infer: bool = True) -> int:
                      f"a complete hand has {expected} (17 with no sets laid down, 3 fewer per set){hint}")
 
 
+def special_shape_possible(counts: list[int] | tuple[int, ...]) -> bool:
+    """A cheap, loose screen before the scorer is asked about a special hand (7 pairs + a pung, 13 or 16
+    orphans): counts that fail it cannot be one; those that pass go to the scorer, which decides. Loose:
+    any 13 distinct faces pass. The decoder screens a hand with every tile seen with it too."""
+    odd = [c for c in counts if c % 2]
+    if sum(1 for c in counts if c >= 3) and len(odd) <= 1:
+        return True
+    distinct = sum(1 for c in counts if c)
+    return distinct >= 13
+
+
 def unseen_codes(standing: list[int], in_hand: list[int], special_shapes: bool) -> list[str]:
-    """The codes the unseen tile can be: the faces that complete the ``standing`` tiles (34 counts) into
-    sets and a pair, or a special shape when ``special_shapes`` (no set on the table), and of which
-    the hand (``in_hand``: counts over standing tiles and sets) does not already hold all four."""
-    shapes = tuple(SPECIAL_SHAPES) if special_shapes else ()
-    return [SET_TILE_CODES[i] for i in winning_tiles(standing, in_hand, shapes)]
+    """The codes the unseen tile can be, for the scorer to confirm: the faces that complete the
+    ``standing`` tiles (34 counts) into sets and a pair, or, when ``special_shapes`` (no set on the
+    table), that pass the special-shape screen; less those of which the hand (``in_hand``: counts over
+    standing tiles and sets) already holds all four."""
+    waits = set(winning_tiles(standing, in_hand, ()))
+    if special_shapes:
+        waits.update(i for i in _special_screen_waits(tuple(standing)) if in_hand[i] < 4)
+    return [SET_TILE_CODES[i] for i in sorted(waits)]
+
+
+@lru_cache(maxsize=100_000)
+def _special_screen_waits(standing: tuple[int, ...]) -> tuple[int, ...]:
+    """Faces that, added to these standing tiles, pass the special-shape screen (cached: the search asks
+    again for every reading of the seen tiles that leaves the standing tiles the same)."""
+    return tuple(i for i in range(len(standing))
+                 if special_shape_possible(standing[:i] + (standing[i] + 1,) + standing[i + 1:]))
 
 
 @dataclass(frozen=True)
