@@ -32,7 +32,7 @@ from scoring.shapes import is_standard_complete
 from scoring.tiles import BACK, FLOWER_CODES, SET_TILE_CODES, is_suited, next_in_suit, sorted_codes
 from vision.layout import back_mass
 from vision.types import GroupRole, Layout, TileReading
-from vision.unseen import UNSEEN_LOG_PRIOR, UnseenTile, special_shape_possible, unseen_codes, unseen_tiles
+from vision.unseen import UNSEEN_LOG_PRIOR, UnseenTile, unseen_codes, unseen_tiles
 
 #: Probability given to a code the classifier did not list among its top-k.
 FLOOR = 1e-6
@@ -275,6 +275,17 @@ def _variables(readings: list[TileReading], layout: Layout) -> list[_Variable]:
             variables.append(_Variable(group.role, group.tile_indices,
                                        _group_options(readings, group.tile_indices)))
     return variables
+
+
+def special_shape_possible(counts: list[int] | tuple[int, ...]) -> bool:
+    """A cheap, loose screen before the scorer is asked about a special hand (7 pairs + a pung, 13 or 16
+    orphans): counts that fail it cannot be one; those that pass go to the scorer, which decides. Loose:
+    any 13 distinct faces pass."""
+    odd = [c for c in counts if c % 2]
+    if sum(1 for c in counts if c >= 3) and len(odd) <= 1:
+        return True
+    distinct = sum(1 for c in counts if c)
+    return distinct >= 13
 
 
 class _Judge:

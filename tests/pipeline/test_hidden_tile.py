@@ -161,3 +161,26 @@ def test_the_text_report_counts_and_names_the_inferred_winning_tile():
     # 10 standing + 1 inferred, a pung, a concealed kong and 2 flowers.
     assert "20 tiles in the hand" in text.splitlines()[0]
     assert "winning tile: not in the photo; inferred as 3m" in text
+
+
+def test_a_hidden_tile_completing_seven_pairs_and_a_pung_is_inferred():
+    """With no set on the table the special shapes' waits count too (taiwan scores seven pairs + a pung)."""
+    seen = ["1m", "1m", "3m", "3m", "5p", "5p", "7p", "7p", "2s", "2s", "4s", "4s", "6z", "6z", "9s", "9s"]
+    truth = {"concealed": sorted_codes(seen + ["9s"]), "melds": [], "flowers": [], "winning_tile": "9s"}
+    assert score_hand(hand_from_json(truth), rules="taiwan").valid
+    scene = lay_out(seen, [], [], None)
+    result = read_readings(scene.readings(angle_degrees=10, confidence=0.97), rules="taiwan",
+                           infer_unseen=True)
+    assert result.decoded.unseen is not None and "9s" in result.decoded.unseen.codes
+    expected = {code for code in SET_TILE_CODES if seen.count(code) < 4 and score_hand(hand_from_json(
+        {**truth, "concealed": sorted_codes(seen + [code]), "winning_tile": code}), rules="taiwan").valid}
+    assert set(result.decoded.unseen.codes) == expected
+
+
+def test_a_hopeless_hand_one_tile_short_is_refused_by_its_waits():
+    """Sixteen unrelated tiles and no sets: no code completes them, and the refusal comes from the exact
+    waits (none) rather than from scoring every face on every reading."""
+    seen = ["1m", "4m", "7m", "1p", "4p", "7p", "1s", "4s", "7s", "1z", "2z", "3z", "2m", "5m", "8m", "9s"]
+    readings = lay_out(seen, [], [], None).readings(angle_degrees=20, confidence=0.8)
+    with pytest.raises(InputError, match="no tile completes it"):
+        decode_hand(readings, layout_tiles(readings), infer_unseen=True)
