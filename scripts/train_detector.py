@@ -28,6 +28,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="synthetic scenes to render (0 = real photos only)")
     parser.add_argument("--synth-fraction", type=float, default=defaults.synth_fraction,
                         help="share of each batch drawn from the synthetic scenes")
+    parser.add_argument("--sideways-outline-weight", type=float, default=defaults.sideways_outline_weight,
+                        help="how much more a sideways tile's outline error counts (1: the same)")
     parser.add_argument("--synth-cache", type=Path, default=defaults.synth_cache,
                         help="folder that keeps rendered scenes between runs")
     parser.add_argument("--init-from", type=Path, default=None,
@@ -44,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     config = DetectorTrainConfig(data_root=args.data_root, output=args.output, steps=args.steps,
                                  batch_size=args.batch_size, synth_scenes=args.synth_scenes,
                                  synth_fraction=args.synth_fraction,
+                                 sideways_outline_weight=args.sideways_outline_weight,
                                  synth_cache=args.synth_cache,
                                  seed=args.seed, threads=args.threads, init_from=args.init_from)
     if args.rethreshold:

@@ -205,3 +205,22 @@ def test_a_models_threshold_is_rewritten_in_place(tmp_path: Path) -> None:
     detector = TileDetector(path)
     assert detector.score_threshold == pytest.approx(0.45) and detector.input_size == 256
     assert detector.gives_outlines
+
+
+def test_a_sideways_tiles_outline_error_can_count_more() -> None:
+    """Weight 1: the outline loss is the plain mean; above 1 the sideways tile's error weighs more."""
+    sample = _row_of_tiles()
+    targets = encode_targets(sample, 400)
+    batch = collate([targets], [np.zeros((400, 400, 3), np.uint8)])
+    raw = torch.zeros(1, 11, 100, 100)
+    sideways = int(np.flatnonzero(targets.sideways > 0)[0])
+    iy, ix = divmod(int(targets.index[sideways]), 100)
+    raw[0, 7:11, iy, ix] = torch.from_numpy(targets.outline[sideways]) + 2.0  # only its outline is off
+    outline_errors = np.abs(targets.outline).mean(axis=1)
+    outline_errors[sideways] = 2.0
+    _, plain = detector_loss(raw, batch)
+    _, weighted = detector_loss(raw, batch, sideways_outline_weight=5.0)
+    assert plain["outline"] == pytest.approx(outline_errors.mean(), rel=1e-5)
+    weights = np.where(np.arange(len(outline_errors)) == sideways, 5.0, 1.0)
+    assert weighted["outline"] == pytest.approx(np.average(outline_errors, weights=weights), rel=1e-5)
+    assert weighted["outline"] > plain["outline"]

@@ -66,6 +66,8 @@ class DetectorTrainConfig:
     synth_scenes: int = 1000
     # Renders are the only source of tile outlines and sideways tiles, so they get almost half the batch.
     synth_fraction: float = 0.45
+    # How much more a sideways tile's outline error counts than an upright one's (1: the same).
+    sideways_outline_weight: float = 1.0
     synth_cache: Path | None = DEFAULT_SYNTH_CACHE
     seed: int = 20261122
     # Two threads on a quiet 2-core machine; pass 1 when another job shares it (two 2-thread jobs
@@ -105,7 +107,8 @@ def focal_heat_loss(logits: torch.Tensor, target: torch.Tensor, weight: torch.Te
     return (pos_loss.sum() + neg_loss.sum()) / count
 
 
-def detector_loss(raw: torch.Tensor, batch: dict[str, torch.Tensor]) -> tuple[torch.Tensor, dict[str, float]]:
+def detector_loss(raw: torch.Tensor, batch: dict[str, torch.Tensor],
+                  sideways_outline_weight: float = 1.0) -> tuple[torch.Tensor, dict[str, float]]:
     """Total loss and its parts for raw network maps (N,11,h,w) and encoded targets.
 
     The face outline (channels 7-10) is learned only where it is labelled: synthetic scenes.
@@ -130,7 +133,11 @@ def detector_loss(raw: torch.Tensor, batch: dict[str, torch.Tensor]) -> tuple[to
     known = batch["outline_known"] > 0
     outline = raw.sum() * 0.0
     if known.any():
-        outline = F.l1_loss(at[known, 7:11], batch["outline"][known], reduction="mean")
+        # Sideways tiles are few, and their axis is the one that matters most (the layout finds the
+        # winning tile by it): their outline error can be weighted up.
+        weight = 1.0 + (sideways_outline_weight - 1.0) * (batch["sideways"][known] > 0).float()
+        error = (at[known, 7:11] - batch["outline"][known]).abs().mean(dim=1)
+        outline = (weight * error).sum() / weight.sum()
     total = heat + reg + 0.5 * flag_loss + outline
     parts = {"heat": float(heat.detach()), "reg": float(reg.detach()), "flags": float(flag_loss.detach()),
              "outline": float(outline.detach())}
@@ -374,7 +381,7 @@ def train_detector(config: DetectorTrainConfig, log: Callable[[str], None] = pri
         batch = collate(targets, views)
         for group in optimizer.param_groups:
             group["lr"] = _learning_rate(config, step)
-        loss, parts = detector_loss(model.raw_maps(batch["image"]), batch)
+        loss, parts = detector_loss(model.raw_maps(batch["image"]), batch, config.sideways_outline_weight)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)
