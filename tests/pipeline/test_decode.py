@@ -8,6 +8,7 @@ from hand_scenes import lay_out
 from scoring import hand_from_json, score_hand
 from scoring.errors import InputError
 from vision.decode import decode_hand
+from vision.evaluation.hands import same_hand
 from vision.layout import layout_tiles
 from vision.pipeline import read_readings
 from vision.types import GroupRole
@@ -25,18 +26,10 @@ def _decode(scene, **kwargs):
     return readings, decode_hand(readings, layout_tiles(readings))
 
 
-def _same_hand(hand, truth):
-    def melds(h):
-        return sorted((m["kind"], tuple(sorted(m["tiles"])), m["concealed"]) for m in h["melds"])
-    return (sorted(hand["concealed"]) == sorted(truth["concealed"]) and melds(hand) == melds(truth)
-            and sorted(hand["flowers"]) == sorted(truth["flowers"])
-            and hand["winning_tile"] == truth["winning_tile"])
-
-
 def test_clean_reading_is_kept_as_is():
     scene = lay_out(CONCEALED, MELDS, ["1f", "6f"], "3m")
     _, decoded = _decode(scene, confidence=0.97)
-    assert _same_hand(decoded.hand, TRUTH)
+    assert same_hand(decoded.hand, TRUTH)
     assert decoded.changes == [] and decoded.top1_legal
     assert decoded.confidence > 0.5
 
@@ -45,7 +38,7 @@ def test_misread_standing_tile_is_corrected_to_the_legal_reading():
     scene = lay_out(CONCEALED, MELDS, ["1f", "6f"], "3m")
     # Tile 0 (1m) read first as 1p: 1p 2m 3m is no set, so the hand is not complete.
     _, decoded = _decode(scene, misread={0: ("1p", 0.7)})
-    assert _same_hand(decoded.hand, TRUTH)
+    assert same_hand(decoded.hand, TRUTH)
     assert [(c.index, c.top1, c.decoded) for c in decoded.changes] == [(0, "1p", "1m")]
     assert any("changed tile 1 1p -> 1m" in w for w in decoded.warnings)
 
@@ -54,7 +47,7 @@ def test_misread_exposed_tile_must_make_a_legal_set():
     scene = lay_out(CONCEALED, MELDS, ["1f", "6f"], "3m")
     meld_tile = next(i for i, t in enumerate(scene.tiles) if t.role == "meld")
     _, decoded = _decode(scene, misread={meld_tile: ("6z", 0.55)})
-    assert _same_hand(decoded.hand, TRUTH)
+    assert same_hand(decoded.hand, TRUTH)
     assert [(c.top1, c.decoded) for c in decoded.changes] == [("6z", "5z")]
 
 

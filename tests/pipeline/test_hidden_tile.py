@@ -12,6 +12,7 @@ from scoring import hand_from_json, score_hand
 from scoring.errors import InputError
 from scoring.tiles import SET_TILE_CODES, sorted_codes
 from vision.decode import decode_hand
+from vision.evaluation.hands import same_hand
 from vision.layout import layout_tiles
 from vision.pipeline import read_readings
 
@@ -27,14 +28,6 @@ TWO_WAITS = ["1m", "2m", "3m", "6s", "7s", "8s", "4p", "4p", "7z", "7z"]
 def _hand(concealed: list[str], winning_tile: str, flowers: list[str] | None = None) -> dict:
     return {"concealed": sorted_codes(concealed), "melds": MELDS_JSON, "flowers": flowers or [],
             "winning_tile": winning_tile}
-
-
-def _same_hand(hand: dict, truth: dict) -> bool:
-    def melds(h: dict) -> list:
-        return sorted((m["kind"], tuple(sorted(m["tiles"])), m["concealed"]) for m in h["melds"])
-    return (sorted(hand["concealed"]) == sorted(truth["concealed"]) and melds(hand) == melds(truth)
-            and sorted(hand["flowers"]) == sorted(truth["flowers"])
-            and hand["winning_tile"] == truth["winning_tile"])
 
 
 def _completions(seen: list[str], winning_tile: str | None = None) -> dict[str, int]:
@@ -56,7 +49,7 @@ def test_hidden_winning_tile_with_a_single_wait_is_read_exactly():
     scene = lay_out(SINGLE_WAIT, MELDS, ["1f", "6f"], None)  # the winning tile lies hidden
     readings = scene.readings(angle_degrees=20, confidence=0.97)
     result = read_readings(readings, rules="taiwan", infer_unseen=True)
-    assert _same_hand(result.hand, truth)
+    assert same_hand(result.hand, truth)
     assert result.decoded.unseen is not None and result.decoded.unseen.winning
     assert result.decoded.unseen.codes == ("3m",)
     assert any("winning tile is not visible" in w and "read as 3m, the only tile that completes the hand" in w
@@ -77,7 +70,7 @@ def test_several_completions_report_the_lowest_total_and_list_the_others():
     result = read_readings(scene.readings(angle_degrees=-35), rules="taiwan", infer_unseen=True)
     lowest = min(totals, key=totals.get)
     other = max(totals, key=totals.get)
-    assert _same_hand(result.hand, _hand(TWO_WAITS + [lowest], lowest))
+    assert same_hand(result.hand, _hand(TWO_WAITS + [lowest], lowest))
     assert result.score.valid and result.score.total == totals[lowest]
     unseen = [a for a in result.report.alternatives if a.description.startswith("unseen tile")]
     assert [(a.description, a.total) for a in unseen] == [(f"unseen tile {other}", totals[other])]
@@ -99,7 +92,7 @@ def test_hidden_concealed_tile_with_the_winning_tile_shown_is_read_exactly():
     scene = lay_out(seen, MELDS, [], "3m")
     result = read_readings(scene.readings(angle_degrees=10, misread={0: ("1p", 0.7)}), rules="taiwan",
                            infer_unseen=True)
-    assert _same_hand(result.hand, truth)
+    assert same_hand(result.hand, truth)
     assert result.decoded.unseen is not None and not result.decoded.unseen.winning
     assert [(c.top1, c.decoded) for c in result.decoded.changes] == [("1p", "1m")]
     assert any("read as 7s, the only tile that completes the hand" in w for w in result.warnings)
@@ -114,7 +107,7 @@ def test_hidden_concealed_tile_with_several_completions_reports_the_lowest_total
     assert sorted(totals) == ["4p", "7z"] and totals["4p"] < totals["7z"]
     result = read_readings(lay_out(seen, MELDS, [], "3m").readings(angle_degrees=60), rules="taiwan",
                            infer_unseen=True)
-    assert _same_hand(result.hand, _hand(seen + ["3m", "4p"], "3m"))
+    assert same_hand(result.hand, _hand(seen + ["3m", "4p"], "3m"))
     assert result.score.total == totals["4p"] and not result.decoded.unseen.winning
     assert [(a.description, a.total) for a in result.report.alternatives
             if a.description.startswith("unseen")] == [("unseen tile 7z", totals["7z"])]
