@@ -1,6 +1,6 @@
 """Train the tile detector from scratch and export ``models/detector.onnx``.
 
-    python scripts/train_detector.py                      # the recipe in the code (~35 min, 2 threads)
+    python scripts/train_detector.py                      # the shipped recipe (r7: ~40 min, 2 threads)
     python scripts/train_detector.py --steps 50 --output /tmp/det.onnx --synth-scenes 0
 
 The recipe lives in ``vision.training.detector``; this script only parses flags. The shipped model

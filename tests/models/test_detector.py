@@ -24,8 +24,8 @@ from vision.models.detector import (
 
 TABLE_PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "table-photos"
 SAMPLES = REPO_ROOT / "datasets" / "samples" / "manifest.jsonl"
-REAL_RECALL, REAL_PRECISION = 0.87, 0.87
-SAMPLE_RECALL, SAMPLE_PRECISION = 0.8, 0.85
+REAL_RECALL, REAL_PRECISION = 0.91, 0.89
+SAMPLE_RECALL, SAMPLE_PRECISION = 0.88, 0.93
 needs_table_photos = pytest.mark.skipif(not (TABLE_PHOTOS / "images").is_dir(),
                                         reason="shared table photos not available")
 
@@ -68,8 +68,8 @@ def test_reads_the_bundled_sample_photos(detector: TileDetector) -> None:
     assert metrics.images == 6
     assert metrics.recall >= SAMPLE_RECALL
     assert metrics.precision >= SAMPLE_PRECISION
-    # Tiles lying across their row are told from their outlines (4 of 9, 1 false flag when shipped).
-    assert flags.sideways_found >= 3 and flags.sideways_false <= 2
+    # Tiles lying across their row are told from their outlines (7 of 9, 1 false flag when shipped).
+    assert flags.sideways_found >= 6 and flags.sideways_false <= 2
 
 
 def test_the_shipped_model_gives_each_tile_its_face_outline(detector: TileDetector) -> None:
