@@ -164,6 +164,11 @@ NEIGHBOUR_REACH = 1.6
 SAME_WAY_DEGREES = 30.0
 
 
+def _axial_offset(a: np.ndarray | float, b: np.ndarray | float) -> np.ndarray:
+    """|a - b| between two axes (radians), a half turn being the same axis: in [0, pi/2]."""
+    return np.abs((np.asarray(a) - b + math.pi / 2) % math.pi - math.pi / 2)
+
+
 def smooth_axes(centres: np.ndarray, angles: np.ndarray, heights: np.ndarray) -> np.ndarray:
     """Each tile's up axis averaged with its touching neighbours' that lie the same way.
 
@@ -176,7 +181,7 @@ def smooth_axes(centres: np.ndarray, angles: np.ndarray, heights: np.ndarray) ->
         return angles
     doubled = 2 * angles.astype(np.float64)
     distance = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
-    off = np.abs((angles[:, None] - angles[None, :] + math.pi / 2) % math.pi - math.pi / 2)
+    off = _axial_offset(angles[:, None], angles[None, :])
     near = (distance <= NEIGHBOUR_REACH * heights[:, None]) & (off <= math.radians(SAME_WAY_DEGREES))
     smoothed = np.arctan2((np.sin(doubled)[None, :] * near).sum(axis=1),
                           (np.cos(doubled)[None, :] * near).sum(axis=1)) / 2
@@ -197,8 +202,7 @@ def turned_against_the_rest(angles: np.ndarray, weights: np.ndarray,
     doubled = 2 * angles.astype(np.float64)
     common = math.atan2(float((np.sin(doubled) * weights).sum()),
                         float((np.cos(doubled) * weights).sum())) / 2
-    off = np.abs((angles - common + math.pi / 2) % math.pi - math.pi / 2)
-    return off > math.radians(limit_degrees)
+    return _axial_offset(angles, common) > math.radians(limit_degrees)
 
 
 class TileDetector:
