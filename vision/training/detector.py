@@ -189,10 +189,16 @@ def evaluate_model(model: TileDetectorNet, images: list[TruthImage], input_size:
     for truth in images:
         image = cv2.imread(str(truth.path), cv2.IMREAD_COLOR)
         boxes, scores = predict_boxes(model, image, input_size, low)
-        for t in thresholds:
-            keep = scores >= t
-            results[t].add(truth.path.name, *match_boxes(boxes[keep], scores[keep], truth.boxes))
+        _count_at_thresholds(results, truth.path.name, boxes, scores, truth.boxes)
     return results
+
+
+def _count_at_thresholds(results: dict[float, DetectionMetrics], name: str, boxes: np.ndarray,
+                         scores: np.ndarray, truth: np.ndarray) -> None:
+    """Match one image's detections to its truth at each threshold of ``results`` (one prediction)."""
+    for t, metrics in results.items():
+        keep = scores >= t
+        metrics.add(name, *match_boxes(boxes[keep], scores[keep], truth))
 
 
 def _f1(m: DetectionMetrics) -> float:
@@ -221,9 +227,7 @@ def threshold_metrics(predict: Callable[[np.ndarray], tuple[np.ndarray, np.ndarr
         metrics["real"] = {t: DetectionMetrics() for t in THRESHOLDS}
         for truth in real:
             boxes, scores = predict(cv2.imread(str(truth.path), cv2.IMREAD_COLOR))
-            for t in THRESHOLDS:
-                keep = scores >= t
-                metrics["real"][t].add(truth.path.name, *match_boxes(boxes[keep], scores[keep], truth.boxes))
+            _count_at_thresholds(metrics["real"], truth.path.name, boxes, scores, truth.boxes)
     if synth:
         metrics["synth"] = {t: DetectionMetrics() for t in THRESHOLDS}
         for sample in synth:
@@ -231,9 +235,7 @@ def threshold_metrics(predict: Callable[[np.ndarray], tuple[np.ndarray, np.ndarr
             if len(sample.ignore) and len(boxes):
                 hidden = box_iou(boxes, sample.ignore).max(axis=1) >= 0.5
                 boxes, scores = boxes[~hidden], scores[~hidden]
-            for t in THRESHOLDS:
-                keep = scores >= t
-                metrics["synth"][t].add(sample.source, *match_boxes(boxes[keep], scores[keep], sample.boxes))
+            _count_at_thresholds(metrics["synth"], sample.source, boxes, scores, sample.boxes)
     return metrics
 
 
