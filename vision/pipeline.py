@@ -9,8 +9,9 @@ Each stage is a separate module and a pure function of the previous stage's outp
 * crops are cut from that same reduced image when the tiles are big enough for the classifier
   (:data:`MIN_TILE_PIXELS` on the long side), else the photo is decoded once more at just the
   resolution that makes them so (never more than full size);
-* the detector gives axis-aligned boxes; each face is cut out as a rectangle turned along the
-  rows (``vision.layout.face_outline``), so a photo taken at an angle reads like a square one.
+* each face is cut out along its outline: the detector's (``Detection.quad``), or, from a model
+  that gives boxes only, a rectangle turned along the rows (``vision.layout.face_outline``), so a
+  photo taken at an angle reads like a square one.
 
 Boxes in the result are always pixels of the full-resolution, EXIF-upright photo.
 """
@@ -294,9 +295,12 @@ class PhotoPipeline:
             crop_image, crop_scale = source.image(None if side >= longest else int(math.ceil(side)))
         factor = crop_scale / scale
         in_crop = [_rescale(d, factor) for d in detections]
-        # Cut each face out turned upright along the rows, not the whole axis-aligned box.
-        angle = row_angle(in_crop)
-        faces = [replace(d, quad=face_outline(d, angle)) for d in in_crop]
+        # Cut each face out along its outline, not the whole axis-aligned box; a boxes-only model's
+        # faces are turned along the rows.
+        faces = in_crop
+        if any(d.quad is None for d in in_crop):
+            angle = row_angle(in_crop)
+            faces = [replace(d, quad=face_outline(d, angle)) for d in in_crop]
         readings = self.classifier.classify(crop_image, faces, top_k=TOP_K)
         timings["classify"] = time.perf_counter() - started - timings["load"] - timings["detect"]
         return [TileReading(_rescale(d, 1.0 / crop_scale), r.candidates)
