@@ -17,7 +17,7 @@ visible), which is what the photo can be held to.
 
 ``oracle`` mode builds readings from the labels themselves (boxes, flags, the true code at a
 fixed probability): it isolates layout + decoding from the models; ``--boxes-only`` drops the
-labelled outlines, as the shipped detector gives boxes only.
+labelled outlines, as a boxes-only detector (the one shipped before r6) would give.
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def match_labels(label_boxes: list[tuple[float, ...]],
 def oracle_readings(record: Any, confidence: float = 0.9, boxes_only: bool = False) -> list[TileReading]:
     """Readings straight from the labels: what a perfect detector and a sure classifier would give.
 
-    ``boxes_only`` leaves out the labelled tile outlines, as the shipped detector does (boxes only).
+    ``boxes_only`` leaves out the labelled tile outlines, as a boxes-only detector would.
     """
     readings = []
     for tile in record.tiles:
@@ -272,7 +272,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--oracle", action="store_true",
                         help="readings from the labels (layout and decoding only)")
     parser.add_argument("--boxes-only", action="store_true",
-                        help="with --oracle: no labelled tile outlines (the detector gives boxes only)")
+                        help="with --oracle: no labelled tile outlines (what a boxes-only detector gives)")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
