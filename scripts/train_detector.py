@@ -37,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rethreshold", action="store_true",
                         help="no training: choose the score threshold of the model at --output again "
                              "(real training photos and training renders) and write it into the model")
+    parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate,
+                        help="peak learning rate (lower it to train on from --init-from)")
     parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument("--threads", type=int, default=defaults.threads)
     args = parser.parse_args(argv)
@@ -48,7 +50,8 @@ def main(argv: list[str] | None = None) -> int:
                                  synth_fraction=args.synth_fraction,
                                  sideways_outline_weight=args.sideways_outline_weight,
                                  synth_cache=args.synth_cache,
-                                 seed=args.seed, threads=args.threads, init_from=args.init_from)
+                                 learning_rate=args.learning_rate, seed=args.seed, threads=args.threads,
+                                 init_from=args.init_from)
     if args.rethreshold:
         if not args.output.is_file():
             print(f"train_detector: no model at {args.output}", file=sys.stderr)

@@ -175,6 +175,23 @@ def test_outline_channels_give_turned_face_rectangles() -> None:
     np.testing.assert_allclose(corners.mean(axis=0), [40, 48], atol=1e-4)
 
 
+def test_corner_channels_move_the_rectangle_onto_the_face() -> None:
+    """The corner refinement is read in the frame whose up points up the image, whichever end of
+    the axis the network's doubled angle gives: the face moves up and its top-left corner inwards."""
+    maps = np.zeros((21, 32, 32), np.float32)
+    maps[0, 12, 10] = 0.9
+    maps[3:5, 12, 10] = np.log(10.0)
+    maps[7, 12, 10], maps[8, 12, 10] = -1.0, 0.0  # an upright axis (doubled angle: a half turn)
+    maps[9, 12, 10], maps[10, 12, 10] = np.log(6.0), np.log(8.0)  # face 24 x 32 px
+    maps[12, 12, 10] = -0.25  # face centre 8 px above the box centre
+    maps[13, 12, 10] = 0.1  # top-left corner 3.2 px towards the face's right
+    peaks = decode_maps(maps, stride=4, score_threshold=0.3)
+    assert peaks.outlines is not None
+    face_centre = np.array([40.0, 40.0])
+    expected = np.array([[-12 + 3.2, -16], [12, -16], [12, 16], [-12, 16]]) * OUTLINE_MARGIN + face_centre
+    np.testing.assert_allclose(peaks.outlines[0], expected, atol=1e-3)
+
+
 def test_a_tile_turned_against_its_row_is_sideways() -> None:
     """Up axes within a few degrees of each other are one row; the one across it lies sideways."""
     angles = np.radians([88.0, -89.0, 91.0 - 180.0, 2.0, 86.0, 89.5])

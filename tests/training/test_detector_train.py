@@ -16,6 +16,7 @@ from vision.training.detector import (  # noqa: E402
     DetectorTrainConfig,
     collate,
     detector_loss,
+    load_weights,
     train_detector,
 )
 from vision.training.detector_data import (  # noqa: E402
@@ -80,6 +81,77 @@ def test_targets_decode_back_to_the_boxes_and_flags() -> None:
     # Only the tile lying across the row is turned against the rest.
     turned = turned_against_the_rest(peaks.axis_angles[order], peaks.scores[order])
     assert list(turned) == [bool(v) for v in sample.sideways]
+
+
+def _faces_above_their_bodies(sample: DetectorSample) -> DetectorSample:
+    """The same tiles with each face a trapezoid in the top of its box, as a camera sees a tile
+    lying on the table: the body's side shows below the face, the far edge looks shorter."""
+    quads = []
+    for (x1, y1, x2, y2), turned in zip(sample.boxes, sample.sideways, strict=True):
+        w, h = x2 - x1, y2 - y1
+        inset = 0.08 * w
+        corners = [(x1 + inset, y1), (x2 - inset, y1), (x2, y1 + 0.78 * h), (x1, y1 + 0.78 * h)]
+        quads.append(corners[3:] + corners[:3] if turned else corners)
+    return replace(sample, quads=np.array(quads, np.float32))
+
+
+def test_corner_targets_decode_back_to_the_labelled_faces() -> None:
+    """A face off its box centre and seen in perspective comes back as that face, not a rectangle."""
+    sample = _faces_above_their_bodies(_row_of_tiles())
+    size = 400
+    targets = encode_targets(sample, size)
+    cells = size // STRIDE
+    maps = np.zeros((len(MAP_CHANNELS), cells, cells), np.float32)
+    maps[0] = targets.heat
+    for k, flat in enumerate(targets.index):
+        iy, ix = divmod(int(flat), cells)
+        maps[1:5, iy, ix] = targets.regression[k]
+        maps[7:11, iy, ix] = targets.outline[k]
+        maps[11:21, iy, ix] = targets.corners[k]
+    assert np.abs(targets.corners).max() > 0.05  # the faces really are off their rectangles
+    peaks = decode_maps(maps, STRIDE, score_threshold=0.5)
+    assert peaks.outlines is not None
+    order = np.argsort(peaks.boxes[:, 0])
+    for outline, quad in zip(peaks.outlines[order], sample.quads, strict=True):
+        centre = quad.mean(axis=0)
+        grown = centre + (quad - centre) * 1.04
+        error = min(np.abs(np.roll(outline, k, axis=0) - grown).max() for k in (0, 2))
+        assert error < 1e-2
+
+
+def test_a_mirrored_view_has_the_same_corner_targets() -> None:
+    """Corners are matched by where they lie, so the flip augmentation cannot scramble them."""
+    sample = _faces_above_their_bodies(_row_of_tiles())
+    assert sample.quads is not None
+    mirrored_quads = np.stack([400 - sample.quads[..., 0], sample.quads[..., 1]], axis=-1)
+    mirrored_boxes = np.stack([400 - sample.boxes[:, 2], sample.boxes[:, 1],
+                               400 - sample.boxes[:, 0], sample.boxes[:, 3]], axis=1)
+    mirrored = replace(sample, boxes=mirrored_boxes, quads=mirrored_quads)
+    plain, flipped = encode_targets(sample, 400).corners, encode_targets(mirrored, 400).corners
+    # For a tile standing up the image, mirroring swaps its left and right: x offsets change sign
+    # and the corner pairs trade places (a sideways tile's frame turns instead; see the test above).
+    upright = sample.sideways == 0
+    swap = [0, 1, 4, 5, 2, 3, 8, 9, 6, 7]
+    sign = np.array([-1, 1, -1, 1, -1, 1, -1, 1, -1, 1], np.float32)
+    np.testing.assert_allclose(flipped[upright], plain[upright][:, swap] * sign, atol=1e-5)
+
+
+def test_a_model_from_before_the_corner_branch_trains_on(tmp_path: Path) -> None:
+    """Weights without the corner branch load whole; the new branch starts at the plain rectangle."""
+    torch.manual_seed(0)
+    old = TileDetectorNet().eval()
+    state = {k: v for k, v in old.state_dict().items() if not k.startswith("corner_head.")}
+    torch.save(state, tmp_path / "old.pt")
+    new = TileDetectorNet()
+    load_weights(new, tmp_path / "old.pt", log=lambda line: None)
+    image = torch.rand(1, 3, 64, 64)
+    with torch.no_grad():
+        np.testing.assert_allclose(new.eval()(image)[:, :11].numpy(), old(image)[:, :11].numpy(), atol=1e-6)
+        assert float(new(image)[:, 11:].abs().max()) == 0.0
+    state["head.2.weight"] = state["head.2.weight"][:3]
+    torch.save(state, tmp_path / "wrong.pt")
+    with pytest.raises((ValueError, RuntimeError)):
+        load_weights(TileDetectorNet(), tmp_path / "wrong.pt", log=lambda line: None)
 
 
 def test_views_carry_the_outlines_with_their_boxes() -> None:
@@ -212,7 +284,7 @@ def test_a_sideways_tiles_outline_error_can_count_more() -> None:
     sample = _row_of_tiles()
     targets = encode_targets(sample, 400)
     batch = collate([targets], [np.zeros((400, 400, 3), np.uint8)])
-    raw = torch.zeros(1, 11, 100, 100)
+    raw = torch.zeros(1, len(MAP_CHANNELS), 100, 100)
     sideways = int(np.flatnonzero(targets.sideways > 0)[0])
     iy, ix = divmod(int(targets.index[sideways]), 100)
     raw[0, 7:11, iy, ix] = torch.from_numpy(targets.outline[sideways]) + 2.0  # only its outline is off

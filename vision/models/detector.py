@@ -8,8 +8,10 @@ width apart, so peaks separate them), reads the box there and maps it back to in
 Models with the face-outline channels (``axis_cos, axis_sin, log_face_w, log_face_h``) also give
 each tile's face as a turned rectangle (``Detection.quad``, corner 0 top-left as the face is read,
 up to a half turn), so the classifier cuts turned tiles out upright; a tile whose up axis is turned
-against most of the others' is marked ``rotated`` (a sideways winning or claimed tile). Older
-models without those channels give boxes and the network's own sideways flag.
+against most of the others' is marked ``rotated`` (a sideways winning or claimed tile). Models with
+the corner channels as well move that rectangle onto the face and bend it to its perspective shape
+(:func:`refine_corners`). Older models without outline channels give boxes and the network's own
+sideways flag.
 
 The image is letterboxed so its longest side is the model's input size (stored in the model's
 metadata), padded only to a multiple of 32: a 4:3 photo costs 3/4 of a square one, and the work
@@ -36,6 +38,9 @@ PAD_VALUE = 114
 _PAD_MULTIPLE = 32
 _CHANNELS = ("heat", "off_x", "off_y", "log_w", "log_h", "sideways", "face_down")
 _OUTLINE_CHANNELS = _CHANNELS + ("axis_cos", "axis_sin", "log_face_w", "log_face_h")
+_CORNER_CHANNELS = _OUTLINE_CHANNELS + ("face_dx", "face_dy", "tl_du", "tl_dv", "tr_du", "tr_dv",
+                                        "br_du", "br_dv", "bl_du", "bl_dv")
+_KNOWN_LAYOUTS = (_CHANNELS, _OUTLINE_CHANNELS, _CORNER_CHANNELS)
 #: The face outline is cut this much larger than predicted, as a box gets a margin: a crop that
 #: loses a rim of the face reads worse than one with a rim of table.
 OUTLINE_MARGIN = 1.04
@@ -125,7 +130,7 @@ def outline_corners(centres: np.ndarray, angles: np.ndarray, widths: np.ndarray,
 
 def decode_maps(maps: np.ndarray, stride: int, score_threshold: float, max_tiles: int = 200,
                 nms_iou: float = 0.7) -> MapPeaks:
-    """Network maps (7 or 11,H,W) -> the tiles at the heatmap's peaks (see :class:`MapPeaks`)."""
+    """Network maps (7, 11 or 21,H,W) -> the tiles at the heatmap's peaks (see :class:`MapPeaks`)."""
     heat = np.ascontiguousarray(maps[0], dtype=np.float32)
     peaks = (heat >= cv2.dilate(heat, np.ones((3, 3), np.uint8))) & (heat >= score_threshold)
     ys, xs = np.nonzero(peaks)
@@ -146,16 +151,58 @@ def decode_maps(maps: np.ndarray, stride: int, score_threshold: float, max_tiles
         shape = np.stack([np.arctan2(maps[8, ys, xs], maps[7, ys, xs]) / 2,
                           np.exp(np.clip(maps[9, ys, xs], -4, 8)) * stride * OUTLINE_MARGIN,
                           np.exp(np.clip(maps[10, ys, xs], -4, 8)) * stride * OUTLINE_MARGIN], axis=1)
+    refinement = None
+    if maps.shape[0] >= len(_CORNER_CHANNELS):
+        refinement = maps[len(_OUTLINE_CHANNELS):len(_CORNER_CHANNELS), ys, xs].T.astype(np.float64)
     if len(boxes):
         keep = _nms(boxes, scores, nms_iou)
         boxes, scores, sideways, face_down = boxes[keep], scores[keep], sideways[keep], face_down[keep]
         shape = None if shape is None else shape[keep]
+        refinement = None if refinement is None else refinement[keep]
     outlines = angles = None
     if shape is not None:
         centres = (boxes[:, :2] + boxes[:, 2:]) / 2
         angles = smooth_axes(centres, shape[:, 0], shape[:, 2]).astype(np.float32)
-        outlines = outline_corners(centres, angles, shape[:, 1], shape[:, 2])
+        if refinement is not None:
+            outlines = refine_corners(centres, angles, shape[:, 1], shape[:, 2], refinement)
+        else:
+            outlines = outline_corners(centres, angles, shape[:, 1], shape[:, 2])
     return MapPeaks(boxes, scores.astype(np.float32), sideways, face_down, outlines, angles)
+
+
+def canonical_up(up: np.ndarray) -> np.ndarray:
+    """Up axes (n,2) turned, where needed, to point up the image (y < 0); a level axis points right.
+
+    The network cannot see which end of a tile is up, so its corner refinement is learned in this
+    frame (``vision.training.detector_data.face_corner_target``); training and decoding must
+    share the rule, the tie included.
+    """
+    level = np.abs(up[:, 1]) <= 1e-6
+    flip = np.where(level, up[:, 0] < 0, up[:, 1] > 0)
+    return np.where(flip[:, None], -up, up)
+
+
+def refine_corners(centres: np.ndarray, angles: np.ndarray, widths: np.ndarray, heights: np.ndarray,
+                   refinement: np.ndarray) -> np.ndarray:
+    """Face outlines (n,4,2) from the turned rectangles and the network's corner refinement.
+
+    ``refinement`` (n,10) is, as fractions of the face height: the face centre's offset from the
+    box centre (image x, y), then each corner's offset along the face's across and up axes, in the
+    frame whose up points up the image (``vision.training.detector_data.face_corner_target``).
+    ``widths``/``heights`` carry :data:`OUTLINE_MARGIN` already; the refined face is grown by the
+    same margin about its centre.
+    """
+    up = canonical_up(np.stack([np.cos(angles), np.sin(angles)], axis=1).astype(np.float64))
+    right = np.stack([-up[:, 1], up[:, 0]], axis=1)
+    plain_w, plain_h = widths / OUTLINE_MARGIN, heights / OUTLINE_MARGIN
+    face_centres = centres + refinement[:, :2] * plain_h[:, None]
+    signs = np.array([[-1, 1], [1, 1], [1, -1], [-1, -1]], np.float64)
+    local = signs[None] * np.stack([plain_w, plain_h], axis=1)[:, None, :] / 2
+    local = local + refinement[:, 2:].reshape(-1, 4, 2) * plain_h[:, None, None]
+    local *= OUTLINE_MARGIN
+    corners = (face_centres[:, None, :] + local[..., :1] * right[:, None, :]
+               + local[..., 1:] * up[:, None, :])
+    return corners.astype(np.float32)
 
 
 #: Tiles whose centres are within this many face heights are neighbours for :func:`smooth_axes`.
@@ -224,10 +271,10 @@ class TileDetector:
             channels = tuple(json.loads(meta.get("channels", json.dumps(list(_CHANNELS)))))
         except (ValueError, TypeError) as error:
             raise InputError(f"detector model {path} has unreadable metadata: {error}") from error
-        if channels not in (_CHANNELS, _OUTLINE_CHANNELS):
-            raise InputError(f"detector model {path} has outputs {channels}, expected {_OUTLINE_CHANNELS}")
+        if channels not in _KNOWN_LAYOUTS:
+            raise InputError(f"detector model {path} has outputs {channels}, expected {_CORNER_CHANNELS}")
         #: Whether the model gives face outlines (quads) or boxes only.
-        self.gives_outlines = channels == _OUTLINE_CHANNELS
+        self.gives_outlines = channels != _CHANNELS
         self.input_name = self.session.get_inputs()[0].name
         self.model_path = path
 

@@ -96,6 +96,8 @@ class TrainResult:
 #: Sideways tiles are ~1 in 15 of the hand tiles, face-down ones ~1 in 40: without weighting the
 #: flags learn to say "no" (measured: 1 of 9 sideways and 0 of 4 face-down tiles found on the samples).
 FLAG_POSITIVE_WEIGHT = {"sideways": 5.0, "face_down": 10.0}
+#: Scale of the corner-refinement loss against the outline's (its targets are about 5x smaller).
+CORNER_LOSS_WEIGHT = 3.0
 
 
 def focal_heat_loss(logits: torch.Tensor, target: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
@@ -110,9 +112,10 @@ def focal_heat_loss(logits: torch.Tensor, target: torch.Tensor, weight: torch.Te
 
 def detector_loss(raw: torch.Tensor, batch: dict[str, torch.Tensor],
                   sideways_outline_weight: float = 1.0) -> tuple[torch.Tensor, dict[str, float]]:
-    """Total loss and its parts for raw network maps (N,11,h,w) and encoded targets.
+    """Total loss and its parts for raw network maps (N,21,h,w) and encoded targets.
 
-    The face outline (channels 7-10) is learned only where it is labelled: synthetic scenes.
+    The face outline (channels 7-10) and its corner refinement (11-20) are learned only where the
+    outline is labelled: synthetic scenes.
     """
     heat = focal_heat_loss(raw[:, 0], batch["heat"], batch["heat_weight"])
     n, c, h, w = raw.shape
@@ -120,7 +123,8 @@ def detector_loss(raw: torch.Tensor, batch: dict[str, torch.Tensor],
     idx = batch["index"]
     if idx.numel() == 0:
         zero = raw.sum() * 0.0
-        return heat + zero, {"heat": float(heat.detach()), "reg": 0.0, "flags": 0.0, "outline": 0.0}
+        return heat + zero, {"heat": float(heat.detach()), "reg": 0.0, "flags": 0.0, "outline": 0.0,
+                             "corners": 0.0}
     at = flat[idx]
     reg = F.l1_loss(at[:, 1:5], batch["regression"], reduction="mean")
     flag_loss = raw.sum() * 0.0
@@ -132,16 +136,20 @@ def detector_loss(raw: torch.Tensor, batch: dict[str, torch.Tensor],
             flag_loss = flag_loss + F.binary_cross_entropy_with_logits(at[known, channel], target[known],
                                                                        pos_weight=weight)
     known = batch["outline_known"] > 0
-    outline = raw.sum() * 0.0
+    outline = corners = raw.sum() * 0.0
     if known.any():
         # Sideways tiles are few, and their axis is the one that matters most (the layout finds the
         # winning tile by it): their outline error can be weighted up.
         weight = 1.0 + (sideways_outline_weight - 1.0) * (batch["sideways"][known] > 0).float()
         error = (at[known, 7:11] - batch["outline"][known]).abs().mean(dim=1)
         outline = (weight * error).sum() / weight.sum()
-    total = heat + reg + 0.5 * flag_loss + outline
+        # The corner refinement is a fraction of the face height (a few hundredths to a tenth);
+        # CORNER_LOSS_WEIGHT brings its L1 to the scale of the outline's.
+        corner_error = (at[known, 11:21] - batch["corners"][known]).abs().mean(dim=1)
+        corners = CORNER_LOSS_WEIGHT * (weight * corner_error).sum() / weight.sum()
+    total = heat + reg + 0.5 * flag_loss + outline + corners
     parts = {"heat": float(heat.detach()), "reg": float(reg.detach()), "flags": float(flag_loss.detach()),
-             "outline": float(outline.detach())}
+             "outline": float(outline.detach()), "corners": float(corners.detach())}
     return total, parts
 
 
@@ -159,6 +167,7 @@ def collate(targets: list[DetectorTargets], images: list[np.ndarray]) -> dict[st
         "face_down": torch.from_numpy(np.concatenate([t.face_down for t in targets])),
         "outline": torch.from_numpy(np.concatenate([t.outline for t in targets])),
         "outline_known": torch.from_numpy(np.concatenate([t.outline_known for t in targets])),
+        "corners": torch.from_numpy(np.concatenate([t.corners for t in targets])),
     }
 
 
@@ -341,6 +350,23 @@ def _load_synthetic(config: DetectorTrainConfig, log: Callable[[str], None]) -> 
     return scenes
 
 
+def load_weights(model: TileDetectorNet, path: Path, log: Callable[[str], None] = print) -> None:
+    """Start ``model`` from a previous run's weights (``init_from``).
+
+    A model saved before a branch existed (r7 has no ``corner_head``) loads whole: the new
+    branch keeps its zero start, which reproduces the old model's output. Any other mismatch is
+    an error, not a silent partial load.
+    """
+    state = torch.load(path, map_location="cpu", weights_only=True)
+    missing, unexpected = model.load_state_dict(state, strict=False)
+    new_branch = [key for key in missing if key.startswith("corner_head.")]
+    if unexpected or len(new_branch) != len(missing):
+        others = sorted(set(missing) - set(new_branch)) + sorted(unexpected)
+        raise ValueError(f"{path} does not fit this network: {', '.join(others[:6])}")
+    log(f"starting from the weights in {path}"
+        + (" (corner branch new, starting at zero)" if new_branch else ""))
+
+
 def train_detector(config: DetectorTrainConfig, log: Callable[[str], None] = print) -> TrainResult:
     """Run the whole recipe and write ``config.output`` (plus ``<output>.train.json``)."""
     started = time.time()
@@ -361,8 +387,7 @@ def train_detector(config: DetectorTrainConfig, log: Callable[[str], None] = pri
 
     model = TileDetectorNet()
     if config.init_from is not None:
-        model.load_state_dict(torch.load(config.init_from, map_location="cpu", weights_only=True))
-        log(f"starting from the weights in {config.init_from}")
+        load_weights(model, config.init_from, log)
     ema = copy.deepcopy(model).eval()
     for p in ema.parameters():
         p.requires_grad_(False)

@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from vision.evaluation.detection import TruthImage, load_table_photos
+from vision.models.detector import canonical_up
 from vision.training.detector_model import STRIDE
 
 #: Grey used to pad letterboxed images (runtime and training use the same value).
@@ -331,6 +332,7 @@ class DetectorTargets:
     face_down: np.ndarray  # (K,) float32
     outline: np.ndarray  # (K, 4) axis_cos, axis_sin, log_face_w, log_face_h (see ``face_outline_target``)
     outline_known: np.ndarray  # (K,) float32, 1 where the tile's outline is labelled (synthetic scenes)
+    corners: np.ndarray  # (K, 10) face centre offset and corner offsets (see ``face_corner_target``)
 
 
 def face_outline_target(quad: np.ndarray) -> tuple[float, float, float, float]:
@@ -352,6 +354,50 @@ def face_outline_target(quad: np.ndarray) -> tuple[float, float, float, float]:
             math.log(max(width / STRIDE, 0.25)), math.log(max(height / STRIDE, 0.25)))
 
 
+def canonical_face_frame(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """The face's up and across unit vectors, with up turned to point up the image, and its width
+    and height (pixels), as :func:`face_outline_target` measures them.
+
+    Which end of a tile is up cannot be seen reliably (and does not matter to the classifier), so
+    the frame is fixed by the image instead: up is the end of the axis towards the top of the photo
+    (:func:`vision.models.detector.canonical_up`, which the runtime applies to its predicted axis).
+    """
+    q = np.asarray(quad, np.float64)
+    up = ((q[0] - q[3]) + (q[1] - q[2])) / 2
+    across = ((q[1] - q[0]) + (q[2] - q[3])) / 2
+    height = max(float(np.hypot(*up)), 1e-3)
+    unit = canonical_up((up / height)[None])[0]
+    right = np.array([-unit[1], unit[0]])
+    width = max(abs(float(across @ right)), 1e-3)
+    return unit, right, width, height
+
+
+def face_corner_target(quad: np.ndarray, box: np.ndarray) -> tuple[float, ...]:
+    """How the labelled face differs from the rectangle the outline channels describe, as the
+    network's corner channels predict it (``detector_model.CORNER_CHANNELS``).
+
+    The rectangle is centred on the box centre with the face's width and height along its axis.
+    The targets are the face centre's offset from the box centre (image x, y), then for each
+    rectangle corner (top-left, top-right, bottom-right, bottom-left in :func:`canonical_face_frame`)
+    the matching face corner's offset along the across and up axes, all divided by the face height
+    so one network serves near and far tiles. Corners are matched by where they lie, not by label
+    order, so a mirrored view (flip augmentation) gives the same targets as the tile itself.
+    """
+    q = np.asarray(quad, np.float64)
+    unit, right, width, height = canonical_face_frame(q)
+    centre = q.mean(axis=0)
+    x1, y1, x2, y2 = (float(v) for v in box)
+    offset = (centre - np.array([(x1 + x2) / 2, (y1 + y2) / 2])) / height
+    local = np.stack([(q - centre) @ right, (q - centre) @ unit], axis=1)
+    by_height = np.argsort(-local[:, 1])
+    top = sorted(by_height[:2], key=lambda i: local[i, 0])
+    bottom = sorted(by_height[2:], key=lambda i: local[i, 0])
+    ordered = local[[top[0], top[1], bottom[1], bottom[0]]]
+    rectangle = np.array([[-width, height], [width, height], [width, -height], [-width, -height]]) / 2
+    residual = (ordered - rectangle) / height
+    return (float(offset[0]), float(offset[1]), *(float(v) for v in residual.reshape(-1)))
+
+
 def encode_targets(sample: DetectorSample, size: int) -> DetectorTargets:
     """Gaussian centre heatmap (sigma 0.15 x tile size: touching tiles stay separate) + per-centre values."""
     cells = size // STRIDE
@@ -362,7 +408,7 @@ def encode_targets(sample: DetectorSample, size: int) -> DetectorTargets:
         gx2, gy2 = min(cells, int(math.ceil(x2 / STRIDE))), min(cells, int(math.ceil(y2 / STRIDE)))
         weight[gy1:gy2, gx1:gx2] = 0.0
     ys, xs = np.mgrid[0:cells, 0:cells].astype(np.float32)
-    index, regression, sideways, face_down, outline, outline_known = [], [], [], [], [], []
+    index, regression, sideways, face_down, outline, outline_known, corners = [], [], [], [], [], [], []
     quads = sample.quads if sample.quads is not None else [None] * len(sample.boxes)
     for (x1, y1, x2, y2), side, down, quad in zip(sample.boxes, sample.sideways, sample.face_down, quads,
                                                  strict=True):
@@ -384,6 +430,7 @@ def encode_targets(sample: DetectorSample, size: int) -> DetectorTargets:
         face_down.append(float(down))
         outline.append(face_outline_target(quad) if quad is not None else (0.0, 0.0, 0.0, 0.0))
         outline_known.append(1.0 if quad is not None else 0.0)
+        corners.append(face_corner_target(quad, (x1, y1, x2, y2)) if quad is not None else (0.0,) * 10)
     return DetectorTargets(
         heat=heat, heat_weight=weight,
         index=np.asarray(index, np.int64),
@@ -392,6 +439,7 @@ def encode_targets(sample: DetectorSample, size: int) -> DetectorTargets:
         face_down=np.asarray(face_down, np.float32),
         outline=np.asarray(outline, np.float32).reshape(-1, 4),
         outline_known=np.asarray(outline_known, np.float32),
+        corners=np.asarray(corners, np.float32).reshape(-1, 10),
     )
 
 
