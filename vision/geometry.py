@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import cv2
 import numpy as np
 
 from vision.types import Detection
@@ -31,3 +32,30 @@ def tile_outline(detection: Detection) -> np.ndarray:
         return np.asarray(detection.quad, dtype=np.float64)
     x1, y1, x2, y2 = detection.box
     return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float64)
+
+
+def outline_iou(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> float:
+    """Intersection over union of two convex outlines (4 corners each, either winding)."""
+    first, second = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    inter, _ = cv2.intersectConvexConvex(first, second)
+    union = abs(cv2.contourArea(first)) + abs(cv2.contourArea(second)) - inter
+    return float(inter / union) if union > 0 and inter > 0 else 0.0
+
+
+def merged_outline(main: Sequence[Sequence[float]], other: Sequence[Sequence[float]]) -> np.ndarray:
+    """The smallest rectangle in ``main``'s own frame (its up and across axes) that holds both outlines.
+
+    For one tile the detector split into two narrow halves, that is the whole face again; for a
+    tile found twice, nearly the larger of the two. Corners come back in ``main``'s order.
+    """
+    corners = np.asarray(main, np.float64)
+    up = ((corners[0] - corners[3]) + (corners[1] - corners[2])) / 2
+    up /= max(float(np.hypot(*up)), 1e-9)
+    across = np.array([-up[1], up[0]])
+    if float((corners[1] - corners[0]) @ across) < 0:
+        across = -across
+    centre = corners.mean(axis=0)
+    points = np.concatenate([corners, np.asarray(other, np.float64)]) - centre
+    u, v = points @ across, points @ up
+    return centre + np.array([u.min() * across + v.max() * up, u.max() * across + v.max() * up,
+                              u.max() * across + v.min() * up, u.min() * across + v.min() * up])

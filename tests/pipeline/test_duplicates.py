@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vision.pipeline import suppress_duplicates
+from vision.pipeline import merge_duplicates
 from vision.types import Detection
 
 
@@ -11,5 +11,33 @@ def test_a_tile_found_twice_keeps_the_stronger_box_and_touching_neighbours_stay(
     inside = Detection((1, 1, 9, 13), 0.95)  # a smaller box inside it, more confident
     neighbour = Detection((9, 0, 19, 14), 0.8)  # touches, overlaps by a sliver
     shifted = Detection((3, 0, 13, 14), 0.7)  # covers 75% of the kept inner box
-    kept = suppress_duplicates([tile, inside, neighbour, shifted])
+    kept = merge_duplicates([tile, inside, neighbour, shifted])
     assert kept == [inside, neighbour]
+
+
+def _upright(x1: float, y1: float, x2: float, y2: float, score: float) -> Detection:
+    """An upright tile with its face outline (corners top-left, top-right, bottom-right, bottom-left)."""
+    quad = ((x1, y1), (x2, y1), (x2, y2), (x1, y2))
+    return Detection((x1, y1, x2, y2), score, quad=quad)
+
+
+def test_a_tile_split_in_two_halves_is_merged_whole_and_its_neighbours_stay():
+    """A 4s's two columns of sticks found as two narrow tiles: one detection covering both again."""
+    left_half = _upright(0, 0, 18, 40, 0.8)
+    right_half = _upright(12, 0, 30, 40, 0.6)  # overlaps the left half a little (outline IoU 0.2)
+    neighbour = _upright(30.5, 0, 60, 40, 0.9)  # touches the merged tile, does not overlap
+    kept = merge_duplicates([left_half, right_half, neighbour])
+    assert len(kept) == 2
+    merged = next(d for d in kept if d is not neighbour)
+    assert merged.box == (0, 0, 30, 40)
+    assert merged.score == 0.8
+    assert merged.quad is not None
+    corners = [tuple(round(v, 6) for v in corner) for corner in merged.quad]
+    assert corners == [(0, 0), (30, 0), (30, 40), (0, 40)]
+
+
+def test_neighbours_with_slightly_overlapping_outlines_are_two_tiles():
+    """Predicted outlines of touching tiles overlap by a sliver; that must not merge them."""
+    first = _upright(0, 0, 32, 40, 0.9)
+    second = _upright(29, 0, 61, 40, 0.9)  # 3 px of overlap: IoU 0.05
+    assert len(merge_duplicates([first, second])) == 2
