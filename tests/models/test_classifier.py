@@ -20,7 +20,13 @@ from vision.dataset.crops import load_labelled_crops
 from vision.dataset.manifest import image_path, read_manifest
 from vision.dataset.paths import REPO_ROOT, shared_data_dir
 from vision.models import MODELS_DIR
-from vision.models.classifier import InputSize, TileClassifier, crop_detection, preprocess_crops
+from vision.models.classifier import (
+    TURNED_VIEW_MARGIN,
+    InputSize,
+    TileClassifier,
+    crop_detection,
+    preprocess_crops,
+)
 from vision.types import Detection
 
 needs_crops = pytest.mark.skipif(not (shared_data_dir() / "crops-labelled").is_dir(),
@@ -191,3 +197,47 @@ def test_preprocessing_and_outline_warps_follow_the_input_size() -> None:
     detection = Detection(box=(40, 50, 110, 140), score=1.0, quad=quad)
     assert crop_detection(image, detection, size).shape == (160, 120, 3)
     assert crop_detection(image, detection).shape == (128, 96, 3)
+
+
+@needs_crops
+def test_turned_view_averages_an_unsure_crop_with_its_half_turn(
+        classifier: TileClassifier, validation_crops) -> None:
+    """The default reads an unsure crop both ways up and a sure one once; crops already at the
+    input size make the turn exact, so the rows can be recomputed from single views."""
+    assert classifier.turned_view
+    size = classifier.input_size
+    crops = [cv2.resize(image, (size.width, size.height), interpolation=cv2.INTER_AREA)
+             for image, _ in validation_crops]
+    single = TileClassifier(turned_view=False)
+    upright = single.logits(crops)
+    turned = single.logits([cv2.rotate(crop, cv2.ROTATE_180) for crop in crops])
+    top_two = np.sort(upright, axis=1)[:, -2:]
+    unsure = top_two[:, 1] - top_two[:, 0] < TURNED_VIEW_MARGIN
+    assert 0 < unsure.sum() < len(crops)  # both branches are exercised
+    expected = np.where(unsure[:, None], (upright + turned) / 2, upright)
+    assert np.allclose(classifier.logits(crops), expected, atol=1e-4)
+    assert not np.allclose(turned[unsure], upright[unsure], atol=1e-2)
+
+
+@needs_crops
+def test_turned_view_batches_like_single_crops(classifier: TileClassifier, validation_crops) -> None:
+    """More crops than one batch: each crop's logits do not depend on its neighbours."""
+    images = [image for image, _ in validation_crops[:70]]
+    together = classifier.logits(images)
+    assert together.shape == (70, len(classifier.labels))
+    assert np.allclose(together[65], classifier.logits([images[65]])[0], atol=1e-4)
+    assert classifier.logits([]).shape == (0, len(classifier.labels))
+
+
+def test_shipped_temperature_is_fitted_for_the_default_views(classifier: TileClassifier) -> None:
+    """The label file's temperature is what ``train_classifier.py --calibrate-only`` fits for the
+    runtime as shipped (turned view on): changing the views without refitting fails here."""
+    pytest.importorskip("torch")
+    from vision.training.classifier_data import REAL_LABELS_MANIFEST
+    from vision.training.classifier_train import calibrate_onnx
+
+    if not REAL_LABELS_MANIFEST.is_file() or not (shared_data_dir() / "table-photos").is_dir():
+        pytest.skip("table-photo calibration data not available")
+    temperature, count = calibrate_onnx(classifier.model_path)
+    assert count > 200
+    assert temperature == pytest.approx(classifier.temperature, abs=0.002)
