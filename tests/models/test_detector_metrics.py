@@ -9,6 +9,7 @@ import pytest
 
 from vision.evaluation.detection import (
     DetectionMetrics,
+    add_partly_boxed,
     box_iou,
     match_boxes,
     read_yolo_boxes,
@@ -21,6 +22,21 @@ def test_iou_of_identical_disjoint_and_half_overlapping_boxes() -> None:
     a = np.array([[0, 0, 10, 10]])
     b = np.array([[0, 0, 10, 10], [20, 20, 30, 30], [5, 0, 15, 10]])
     np.testing.assert_allclose(box_iou(a, b), [[1.0, 0.0, 50 / 150]])
+
+
+def test_a_partly_boxed_photo_judges_only_detections_near_its_boxed_row() -> None:
+    """An unboxed discard far from the row is not a false positive; a box on the rack beside it is."""
+    row = np.array([[100, 200, 130, 240], [130, 200, 160, 240]], np.float32)
+    detections = np.array([
+        [100, 200, 130, 240],  # a boxed tile: hit
+        [160, 245, 190, 270],  # the rack just below the row's end: judged, a false positive
+        [120, 20, 150, 60],  # a discard well above the row: not judged
+    ], np.float32)
+    metrics = DetectionMetrics()
+    add_partly_boxed(metrics, "photo", detections, np.array([0.9, 0.8, 0.7]), row)
+    assert (metrics.true_positives, metrics.false_positives, metrics.false_negatives) == (1, 1, 1)
+    assert metrics.unjudged == 1
+    assert metrics.to_json()["unjudged_detections"] == 1
 
 
 def test_matching_counts_each_truth_box_once_best_score_first() -> None:

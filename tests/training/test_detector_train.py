@@ -154,6 +154,21 @@ def test_a_model_from_before_the_corner_branch_trains_on(tmp_path: Path) -> None
         load_weights(TileDetectorNet(), tmp_path / "wrong.pt", log=lambda line: None)
 
 
+def test_a_partly_boxed_photo_teaches_background_only_near_its_boxes() -> None:
+    """The real photos box the player's row only: far from it, an unboxed tile costs nothing."""
+    sample = replace(_row_of_tiles(), quads=None, partly_boxed=True)
+    targets = encode_targets(sample, 400)
+    cells = 400 // STRIDE
+    near_row = (150 - 10) // STRIDE, (40 + 60) // STRIDE  # just above the row, over a tile
+    far_above = 40 // STRIDE, 200 // STRIDE
+    assert targets.heat_weight[near_row] == 1.0
+    assert targets.heat_weight[far_above] == 0.0
+    for flat in targets.index:  # every tile centre is trained
+        assert targets.heat_weight[divmod(int(flat), cells)] == 1.0
+    fully_boxed = encode_targets(replace(sample, partly_boxed=False), 400)
+    assert fully_boxed.heat_weight.min() == 1.0
+
+
 def test_views_carry_the_outlines_with_their_boxes() -> None:
     """Every turn, scale, crop and flip moves a tile's outline with its box (real photos have none)."""
     sample = _row_of_tiles()

@@ -31,7 +31,14 @@ import torch
 from torch.nn import functional as F  # noqa: N812
 
 from vision.dataset.paths import REPO_ROOT, shared_data_dir
-from vision.evaluation.detection import DetectionMetrics, TruthImage, box_iou, load_table_photos, match_boxes
+from vision.evaluation.detection import (
+    DetectionMetrics,
+    TruthImage,
+    add_partly_boxed,
+    box_iou,
+    load_table_photos,
+    match_boxes,
+)
 from vision.models.detector import decode_maps, letterbox, to_network_input
 from vision.training.detector_data import (
     DetectorSample,
@@ -198,16 +205,22 @@ def evaluate_model(model: TileDetectorNet, images: list[TruthImage], input_size:
     for truth in images:
         image = cv2.imread(str(truth.path), cv2.IMREAD_COLOR)
         boxes, scores = predict_boxes(model, image, input_size, low)
-        _count_at_thresholds(results, truth.path.name, boxes, scores, truth.boxes)
+        _count_at_thresholds(results, truth.path.name, boxes, scores, truth.boxes, partly_boxed=True)
     return results
 
 
 def _count_at_thresholds(results: dict[float, DetectionMetrics], name: str, boxes: np.ndarray,
-                         scores: np.ndarray, truth: np.ndarray) -> None:
-    """Match one image's detections to its truth at each threshold of ``results`` (one prediction)."""
+                         scores: np.ndarray, truth: np.ndarray, partly_boxed: bool = False) -> None:
+    """Match one image's detections to its truth at each threshold of ``results`` (one prediction).
+
+    ``partly_boxed``: a real table photo, whose detections away from the boxed row are not judged.
+    """
     for t, metrics in results.items():
         keep = scores >= t
-        metrics.add(name, *match_boxes(boxes[keep], scores[keep], truth))
+        if partly_boxed:
+            add_partly_boxed(metrics, name, boxes[keep], scores[keep], truth)
+        else:
+            metrics.add(name, *match_boxes(boxes[keep], scores[keep], truth))
 
 
 def _f1(m: DetectionMetrics) -> float:
@@ -236,7 +249,8 @@ def threshold_metrics(predict: Callable[[np.ndarray], tuple[np.ndarray, np.ndarr
         metrics["real"] = {t: DetectionMetrics() for t in THRESHOLDS}
         for truth in real:
             boxes, scores = predict(cv2.imread(str(truth.path), cv2.IMREAD_COLOR))
-            _count_at_thresholds(metrics["real"], truth.path.name, boxes, scores, truth.boxes)
+            _count_at_thresholds(metrics["real"], truth.path.name, boxes, scores, truth.boxes,
+                                 partly_boxed=True)
     if synth:
         metrics["synth"] = {t: DetectionMetrics() for t in THRESHOLDS}
         for sample in synth:

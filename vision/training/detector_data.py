@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.evaluation.detection import TruthImage, load_table_photos
+from vision.evaluation.detection import TruthImage, labelled_region_mask, load_table_photos
 from vision.models.detector import canonical_up
 from vision.training.detector_model import STRIDE
 
@@ -40,6 +40,9 @@ class DetectorSample:
     ignore: np.ndarray = field(default_factory=lambda: np.zeros((0, 4), np.float32))  # (m, 4)
     source: str = ""
     quads: np.ndarray | None = None  # (n, 4, 2) tile outlines when known (synthetic scenes)
+    # Only some tiles are boxed (the real table photos box the player's row, not the discards and
+    # walls): the heatmap learns "no tile" only near the boxed ones (``detection.LABELLED_REACH``).
+    partly_boxed: bool = False
 
 
 def samples_from_truth(images: list[TruthImage]) -> list[DetectorSample]:
@@ -53,6 +56,7 @@ def samples_from_truth(images: list[TruthImage]) -> list[DetectorSample]:
         samples.append(DetectorSample(
             image=image, boxes=truth.boxes.astype(np.float32),
             sideways=np.full(n, -1, np.int8), face_down=np.zeros(n, np.int8), source=truth.path.name,
+            partly_boxed=True,
         ))
     return samples
 
@@ -314,7 +318,8 @@ def random_view(sample: DetectorSample, rng: np.random.Generator, size: int, bas
     canvas = _photometric(canvas, rng)
     return DetectorSample(canvas, boxes.astype(np.float32).reshape(-1, 4), sideways, face_down,
                           ignore.astype(np.float32).reshape(-1, 4), sample.source,
-                          None if quads is None else quads.astype(np.float32).reshape(-1, 4, 2))
+                          None if quads is None else quads.astype(np.float32).reshape(-1, 4, 2),
+                          sample.partly_boxed)
 
 
 # ----------------------------------------------------------------------------- targets
@@ -398,11 +403,24 @@ def face_corner_target(quad: np.ndarray, box: np.ndarray) -> tuple[float, ...]:
     return (float(offset[0]), float(offset[1]), *(float(v) for v in residual.reshape(-1)))
 
 
+def labelled_weight(sample: DetectorSample, cells: int) -> np.ndarray:
+    """Heatmap loss weight of a partly boxed photo: 1 near its boxed tiles, 0 elsewhere.
+
+    The real table photos box only the player's row. Punishing the network for finding the
+    discards and walls around it taught detector r7 that a tile lying on the table is background
+    (it found none of them), though a laid-out winning hand is made of exactly such tiles.
+    """
+    centres = (np.mgrid[0:cells, 0:cells][::-1].reshape(2, -1).T + 0.5) * STRIDE
+    boxed = np.concatenate([sample.boxes.reshape(-1, 4), sample.ignore.reshape(-1, 4)])  # cut tiles too
+    near = labelled_region_mask(centres, boxed)
+    return near.reshape(cells, cells).astype(np.float32)
+
+
 def encode_targets(sample: DetectorSample, size: int) -> DetectorTargets:
     """Gaussian centre heatmap (sigma 0.15 x tile size: touching tiles stay separate) + per-centre values."""
     cells = size // STRIDE
     heat = np.zeros((cells, cells), np.float32)
-    weight = np.ones((cells, cells), np.float32)
+    weight = labelled_weight(sample, cells) if sample.partly_boxed else np.ones((cells, cells), np.float32)
     for x1, y1, x2, y2 in sample.ignore:
         gx1, gy1 = max(0, int(x1 / STRIDE)), max(0, int(y1 / STRIDE))
         gx2, gy2 = min(cells, int(math.ceil(x2 / STRIDE))), min(cells, int(math.ceil(y2 / STRIDE)))
