@@ -48,9 +48,9 @@ BOX_MARGIN = 0.04
 SIDEWAYS_ASPECT = 1.15
 BATCH_SIZE = 64
 #: With ``turned_view``, a crop whose upright reading leads its runner-up by less than this many
-#: raw logits (about p < 0.99 at the shipped temperature) is read turned too. Surer crops were never
-#: changed by the second view (measured on held-out crops, see the model card), so they skip it:
-#: 7-27% of crops get the second pass instead of all of them.
+#: raw logits (about p < 0.99 at the shipped temperature) is read turned too. On the held-out sets
+#: the second view changed the top-1 of no surer crop (model card), so those skip it: 7-27% of the
+#: crops get the second pass, not all of them.
 TURNED_VIEW_MARGIN = 3.0
 #: Smallest input side a label file may declare (four stride-2 stages need a few pixels left).
 MIN_INPUT_SIDE = 16
