@@ -11,7 +11,9 @@ from vision.evaluation.hands import (
     match_labels,
     oracle_readings,
     same_hand,
+    with_true_codes,
 )
+from vision.types import Detection, TileReading
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
 
@@ -63,3 +65,15 @@ def test_hands_with_a_hidden_tile_are_counted_apart_as_unreadable():
     on_disk = read_manifest(SAMPLES / "manifest.jsonl")
     assert 0 < document["readable_hands"] == sum(is_readable(r) for r in on_disk) < len(on_disk)
     assert document["exact_hand_rate_readable"] == 1.0
+
+
+def test_true_codes_replace_the_classifier_only_on_labelled_tiles():
+    """The detector's tiles keep their boxes; those matching a label read as its code, others stay."""
+    record = read_manifest(SAMPLES / "manifest.jsonl")[0]
+    first = record.tiles[0]
+    on_label = TileReading(Detection(tuple(first.box), 0.9), (("9z", 0.7), ("1m", 0.3)))
+    stray = TileReading(Detection((-50.0, -50.0, -40.0, -40.0), 0.6), (("3p", 0.8), ("4p", 0.2)))
+    relabelled = with_true_codes(record, [on_label, stray])
+    assert relabelled[0].detection == on_label.detection
+    assert relabelled[0].code == first.code and relabelled[0].confidence == 0.9
+    assert relabelled[1] == stray

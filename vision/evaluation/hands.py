@@ -18,6 +18,8 @@ visible), which is what the photo can be held to.
 ``oracle`` mode builds readings from the labels themselves (boxes, flags, the true code at a
 fixed probability): it isolates layout + decoding from the models; ``--boxes-only`` drops the
 labelled outlines, as a boxes-only detector (the one shipped before r6) would give.
+``--true-codes`` keeps the detector's tiles but reads each as its label's code: between the two,
+it says how much the detector loses and how much the classifier does.
 """
 
 from __future__ import annotations
@@ -122,6 +124,24 @@ def oracle_readings(record: Any, confidence: float = 0.9, boxes_only: bool = Fal
     return readings
 
 
+def with_true_codes(record: Any, readings: list[TileReading], confidence: float = 0.9) -> list[TileReading]:
+    """The detector's tiles, each matched to a label read as that label's code at ``confidence``.
+
+    Unmatched detections keep the classifier's reading. This isolates what detection, layout and
+    decoding lose from what the classifier loses.
+    """
+    matches = match_labels([tuple(t.box) for t in record.tiles], [r.detection.box for r in readings])
+    truth_of = {detection: label for label, detection in matches.items()}
+    out = []
+    for index, reading in enumerate(readings):
+        if index in truth_of:
+            code = record.tiles[truth_of[index]].code
+            runner_up = "back" if code != "back" else "5z"
+            reading = TileReading(reading.detection, ((code, confidence), (runner_up, 1.0 - confidence)))
+        out.append(reading)
+    return out
+
+
 def _meld_key(melds: list[dict[str, Any]], hide_concealed_faces: bool) -> list[tuple]:
     def face(meld: dict[str, Any]) -> tuple[str, ...]:
         return () if hide_concealed_faces and meld["concealed"] else tuple(sorted(meld["tiles"]))
@@ -158,8 +178,9 @@ def resolve_image(record: Any, base: Path) -> Path:
 
 
 def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracle: bool,
-                    boxes_only: bool = False) -> HandOutcome:
+                    boxes_only: bool = False, true_codes: bool = False) -> HandOutcome:
     """Read one labelled image and compare with its labels (and its hand, if it has one)."""
+    from vision.imageio import PhotoSource
     from vision.pipeline import PhotoReadError, read_readings
 
     image = str(resolve_image(record, base))
@@ -173,6 +194,9 @@ def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracl
         if oracle:
             readings = oracle_readings(record, boxes_only=boxes_only)
             result = read_readings(readings, image=image, rules=rules, context=context)
+        elif true_codes:
+            readings = with_true_codes(record, pipeline.read_tiles(PhotoSource(image)))
+            result = read_readings(readings, image=image, rules=rules, context=context, infer_unseen=True)
         else:
             result = pipeline.read_photo(image, rules=rules, context=context)
             readings = result.readings
@@ -205,15 +229,17 @@ def is_readable(record: Any) -> bool:
 
 
 def evaluate_manifest(path: Path, *, pipeline: Any = None, rules: Any = "taiwan", oracle: bool = False,
-                      boxes_only: bool = False, limit: int | None = None) -> HandsReport:
+                      boxes_only: bool = False, true_codes: bool = False,
+                      limit: int | None = None) -> HandsReport:
     from vision.dataset.manifest import read_manifest
 
     records = read_manifest(path)[:limit]
     mode = "" if not oracle else " (oracle readings, boxes only)" if boxes_only else " (oracle readings)"
+    mode = " (detected tiles, true codes)" if true_codes else mode
     report = HandsReport(name=f"{path}{mode}")
     for record in records:
         outcome = evaluate_record(record, path.parent, pipeline=pipeline, rules=rules, oracle=oracle,
-                                  boxes_only=boxes_only)
+                                  boxes_only=boxes_only, true_codes=true_codes)
         report.outcomes.append(outcome)
     return report
 
@@ -273,6 +299,9 @@ def main(argv: list[str]) -> int:
                         help="readings from the labels (layout and decoding only)")
     parser.add_argument("--boxes-only", action="store_true",
                         help="with --oracle: no labelled tile outlines (what a boxes-only detector gives)")
+    parser.add_argument("--true-codes", action="store_true",
+                        help="the detector's tiles read as their labelled codes (what detection, layout "
+                             "and decoding lose, without the classifier)")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
@@ -288,8 +317,11 @@ def main(argv: list[str]) -> int:
         manifests.append(args.real)
     if args.boxes_only and not args.oracle:
         parser.error("--boxes-only goes with --oracle")
+    if args.true_codes and args.oracle:
+        parser.error("--true-codes and --oracle are two different diagnoses; pick one")
     reports = [evaluate_manifest(m, pipeline=pipeline, rules=args.rules, oracle=args.oracle,
-                                 boxes_only=args.boxes_only, limit=args.limit) for m in manifests]
+                                 boxes_only=args.boxes_only, true_codes=args.true_codes, limit=args.limit)
+               for m in manifests]
     documents = [r.to_json() for r in reports]
     if args.json:
         print(json.dumps(documents, indent=2))
