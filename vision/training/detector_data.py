@@ -80,17 +80,15 @@ def render_synthetic_sample(index: int, seed: int, size: tuple[int, int] = SYNTH
     boxes, quads, sideways, face_down, ignore = [], [], [], [], []
     for tile in record.tiles:
         box = [float(v) for v in tile.box]
+        if tile.role == "distractor":
+            continue  # background, as the unboxed discards of the real photos
         if float(tile.extra.get("visible", 1.0)) < 0.5:
             ignore.append(box)
             continue
-        # Discards and walls are tiles too: the layout, which sees the arrangement, sets them
-        # apart from the hand. Taught as background (up to r9), they taught that a face-down tile
-        # is background, and r9 missed 28 of the 40 concealed-kong backs of 80 held-out hands.
-        # Whether a loose discard lies "sideways" means nothing, so that flag is unknown for them.
         boxes.append(box)
         quad = tile.quad if tile.quad is not None else _box_corners(box)
         quads.append([[float(x), float(y)] for x, y in quad])
-        sideways.append(-1 if tile.role == "distractor" else 1 if tile.rotated else 0)
+        sideways.append(1 if tile.rotated else 0)
         face_down.append(1 if tile.face_down else 0)
     return DetectorSample(
         image=image,
@@ -148,8 +146,7 @@ def synthetic_samples(count: int, seed: int, cache_dir: Path | None = None,
     """
     folder = None
     if cache_dir is not None:
-        # v4: discards and walls are labelled tiles (v3 left them as background).
-        folder = Path(cache_dir) / f"scenes-v4-seed{seed}-{SYNTH_SIZE[0]}x{SYNTH_SIZE[1]}"
+        folder = Path(cache_dir) / f"scenes-v3-seed{seed}-{SYNTH_SIZE[0]}x{SYNTH_SIZE[1]}"
         folder.mkdir(parents=True, exist_ok=True)
     for index in indices if indices is not None else range(count):
         if folder is None:
