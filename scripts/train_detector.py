@@ -37,6 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rethreshold", action="store_true",
                         help="no training: choose the score threshold of the model at --output again "
                              "(real training photos and training renders) and write it into the model")
+    parser.add_argument("--face-down-share", type=float, default=defaults.face_down_share,
+                        help="share of rendered draws from scenes with face-down hand tiles")
     parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate,
                         help="peak learning rate (lower it to train on from --init-from)")
     parser.add_argument("--seed", type=int, default=defaults.seed)
@@ -50,7 +52,8 @@ def main(argv: list[str] | None = None) -> int:
                                  synth_fraction=args.synth_fraction,
                                  sideways_outline_weight=args.sideways_outline_weight,
                                  synth_cache=args.synth_cache,
-                                 learning_rate=args.learning_rate, seed=args.seed, threads=args.threads,
+                                 face_down_share=args.face_down_share, learning_rate=args.learning_rate,
+                                 seed=args.seed, threads=args.threads,
                                  init_from=args.init_from)
     if args.rethreshold:
         if not args.output.is_file():
