@@ -16,6 +16,7 @@ from vision.training.detector import (  # noqa: E402
     DetectorTrainConfig,
     collate,
     detector_loss,
+    draw_source,
     load_weights,
     train_detector,
 )
@@ -167,6 +168,20 @@ def test_a_partly_boxed_photo_teaches_background_only_near_its_boxes() -> None:
         assert targets.heat_weight[divmod(int(flat), cells)] == 1.0
     fully_boxed = encode_targets(replace(sample, partly_boxed=False), 400)
     assert fully_boxed.heat_weight.min() == 1.0
+
+
+def test_scenes_with_face_down_tiles_can_be_drawn_more_often() -> None:
+    """With a face-down share, that part of the rendered draws comes from the concealed-kong scenes."""
+    kong = replace(_row_of_tiles(), source="kong")
+    plain = replace(kong, face_down=np.zeros_like(kong.face_down), source="plain")
+    real = replace(plain, source="real")
+    synth = [plain] * 9 + [kong]
+    config = DetectorTrainConfig(synth_fraction=1.0, face_down_share=0.5)
+    rng = np.random.default_rng(0)
+    drawn = [draw_source(rng, config, [real], synth, [kong]).source for _ in range(2000)]
+    assert 0.5 < drawn.count("kong") / len(drawn) < 0.6  # half the draws, plus 1 in 10 of the rest
+    config = DetectorTrainConfig(synth_fraction=0.0, face_down_share=0.5)
+    assert {draw_source(rng, config, [real], synth, [kong]).source for _ in range(50)} == {"real"}
 
 
 def test_views_carry_the_outlines_with_their_boxes() -> None:

@@ -367,6 +367,18 @@ def _load_synthetic(config: DetectorTrainConfig, log: Callable[[str], None]) -> 
     return scenes
 
 
+def draw_source(rng: np.random.Generator, config: DetectorTrainConfig, real: list[DetectorSample],
+                synth: list[DetectorSample], face_down_scenes: list[DetectorSample]) -> DetectorSample:
+    """One training image: a render ``synth_fraction`` of the time (of those, ``face_down_share``
+    from the scenes with face-down hand tiles), else a real photo."""
+    use_synth = synth and rng.random() < config.synth_fraction
+    pool = synth
+    oversample = use_synth and face_down_scenes and config.face_down_share > 0
+    if oversample and rng.random() < config.face_down_share:
+        pool = face_down_scenes
+    return pool[int(rng.integers(len(pool)))] if use_synth else real[int(rng.integers(len(real)))]
+
+
 def load_weights(model: TileDetectorNet, path: Path, log: Callable[[str], None] = print) -> None:
     """Start ``model`` from a previous run's weights (``init_from``).
 
@@ -422,12 +434,7 @@ def train_detector(config: DetectorTrainConfig, log: Callable[[str], None] = pri
         model.train()
         views, targets = [], []
         for _ in range(config.batch_size):
-            use_synth = synth and rng.random() < config.synth_fraction
-            pool = synth
-            oversample = use_synth and face_down_scenes and config.face_down_share > 0
-            if oversample and rng.random() < config.face_down_share:
-                pool = face_down_scenes
-            source = pool[int(rng.integers(len(pool)))] if use_synth else real[int(rng.integers(len(real)))]
+            source = draw_source(rng, config, real, synth, face_down_scenes)
             view = random_view(source, rng, config.crop_size, config.input_size)
             views.append(view.image)
             targets.append(encode_targets(view, config.crop_size))
