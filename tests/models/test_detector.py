@@ -30,8 +30,8 @@ from vision.models.detector import (
 
 TABLE_PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "table-photos"
 SAMPLES = REPO_ROOT / "datasets" / "samples" / "manifest.jsonl"
-REAL_RECALL, REAL_PRECISION = 0.93, 0.92
-SAMPLE_RECALL, SAMPLE_PRECISION = 0.90, 0.93
+REAL_RECALL, REAL_PRECISION = 0.94, 0.92
+SAMPLE_RECALL, SAMPLE_PRECISION = 0.88, 0.92
 needs_table_photos = pytest.mark.skipif(not (TABLE_PHOTOS / "images").is_dir(),
                                         reason="shared table photos not available")
 
@@ -69,8 +69,8 @@ def test_reads_the_bundled_sample_photos(detector: TileDetector) -> None:
     assert metrics.images == 6
     assert metrics.recall >= SAMPLE_RECALL
     assert metrics.precision >= SAMPLE_PRECISION
-    # Tiles lying across their row are told from their outlines (7 of 9, no false flag when shipped).
-    assert flags.sideways_found >= 6 and flags.sideways_false <= 2
+    # Tiles lying across their row are told from their outlines (9 of 9, no false flag when shipped).
+    assert flags.sideways_found >= 7 and flags.sideways_false <= 2
 
 
 def test_the_shipped_model_gives_each_tile_its_face_outline(detector: TileDetector) -> None:
