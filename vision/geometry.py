@@ -34,6 +34,13 @@ def tile_outline(detection: Detection) -> np.ndarray:
     return np.array([[x1, y1], [x2, y1], [x2, y2], [x1, y2]], dtype=np.float64)
 
 
+def outline_edges(quad: Sequence[Sequence[float]]) -> tuple[np.ndarray, np.ndarray]:
+    """An outline's up and across edges (corners top-left, top-right, bottom-right, bottom-left),
+    each the mean of its two opposite sides, so a sheared or perspective face keeps its axes."""
+    q = np.asarray(quad, np.float64)
+    return ((q[0] - q[3]) + (q[1] - q[2])) / 2, ((q[1] - q[0]) + (q[2] - q[3])) / 2
+
+
 def outline_iou(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> float:
     """Intersection over union of two convex outlines (4 corners each, either winding)."""
     first, second = np.asarray(a, np.float32), np.asarray(b, np.float32)
@@ -49,10 +56,10 @@ def merged_outline(main: Sequence[Sequence[float]], other: Sequence[Sequence[flo
     tile found twice, nearly the larger of the two. Corners come back in ``main``'s order.
     """
     corners = np.asarray(main, np.float64)
-    up = ((corners[0] - corners[3]) + (corners[1] - corners[2])) / 2
+    up, edge = outline_edges(corners)
     up /= max(float(np.hypot(*up)), 1e-9)
     across = np.array([-up[1], up[0]])
-    if float((corners[1] - corners[0]) @ across) < 0:
+    if float(edge @ across) < 0:
         across = -across
     centre = corners.mean(axis=0)
     points = np.concatenate([corners, np.asarray(other, np.float64)]) - centre

@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from vision.evaluation.detection import TruthImage, labelled_region_mask, load_table_photos
+from vision.geometry import outline_edges
 from vision.models.detector import canonical_up
 from vision.training.detector_model import STRIDE
 
@@ -340,41 +341,32 @@ class DetectorTargets:
     corners: np.ndarray  # (K, 10) face centre offset and corner offsets (see ``face_corner_target``)
 
 
-def face_outline_target(quad: np.ndarray) -> tuple[float, float, float, float]:
-    """A labelled face outline (corners top-left, top-right, bottom-right, bottom-left) as the
-    network predicts it: (cos 2a, sin 2a) of its up axis ``a``, and log width / height in cells.
+def canonical_face_frame(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """A labelled face outline's up and across unit vectors and its width and height (pixels).
 
     The up axis is the mean of the two side edges (bottom to top). The width is the mean of the
     top and bottom edges measured across that axis, so a sheared face (a standing tile seen from the
-    side) keeps the width of its face, not of its slant.
+    side) keeps the width of its face, not of its slant. Which end of a tile is up cannot be seen
+    reliably (and does not matter to the classifier), so the frame is fixed by the image instead:
+    up is the end of the axis towards the top of the photo (:func:`vision.models.detector.canonical_up`,
+    which the runtime applies to its predicted axis).
     """
-    q = np.asarray(quad, np.float64)
-    up = ((q[0] - q[3]) + (q[1] - q[2])) / 2
-    across = ((q[1] - q[0]) + (q[2] - q[3])) / 2
-    height = max(float(np.hypot(*up)), 1e-3)
-    unit = up / height
-    width = max(abs(float(across[0] * -unit[1] + across[1] * unit[0])), 1e-3)
-    angle = math.atan2(unit[1], unit[0])
-    return (math.cos(2 * angle), math.sin(2 * angle),
-            math.log(max(width / STRIDE, 0.25)), math.log(max(height / STRIDE, 0.25)))
-
-
-def canonical_face_frame(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """The face's up and across unit vectors, with up turned to point up the image, and its width
-    and height (pixels), as :func:`face_outline_target` measures them.
-
-    Which end of a tile is up cannot be seen reliably (and does not matter to the classifier), so
-    the frame is fixed by the image instead: up is the end of the axis towards the top of the photo
-    (:func:`vision.models.detector.canonical_up`, which the runtime applies to its predicted axis).
-    """
-    q = np.asarray(quad, np.float64)
-    up = ((q[0] - q[3]) + (q[1] - q[2])) / 2
-    across = ((q[1] - q[0]) + (q[2] - q[3])) / 2
+    up, across = outline_edges(quad)
     height = max(float(np.hypot(*up)), 1e-3)
     unit = canonical_up((up / height)[None])[0]
     right = np.array([-unit[1], unit[0]])
     width = max(abs(float(across @ right)), 1e-3)
     return unit, right, width, height
+
+
+def face_outline_target(quad: np.ndarray) -> tuple[float, float, float, float]:
+    """A labelled face outline (corners top-left, top-right, bottom-right, bottom-left) as the
+    network predicts it: (cos 2a, sin 2a) of its up axis ``a`` (a doubled angle: either end of
+    the axis gives the same), and log width / height in cells (:func:`canonical_face_frame`)."""
+    unit, _, width, height = canonical_face_frame(quad)
+    angle = math.atan2(unit[1], unit[0])
+    return (math.cos(2 * angle), math.sin(2 * angle),
+            math.log(max(width / STRIDE, 0.25)), math.log(max(height / STRIDE, 0.25)))
 
 
 def face_corner_target(quad: np.ndarray, box: np.ndarray) -> tuple[float, ...]:
