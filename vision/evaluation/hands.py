@@ -119,9 +119,14 @@ def oracle_readings(record: Any, confidence: float = 0.9, boxes_only: bool = Fal
         quad = None if tile.quad is None or boxes_only else tuple(tuple(p) for p in tile.quad)
         detection = Detection(box=tuple(tile.box), score=1.0, rotated=bool(tile.rotated),
                               face_down=bool(tile.face_down), quad=quad)
-        runner_up = "back" if tile.code != "back" else "5z"
-        readings.append(TileReading(detection, ((tile.code, confidence), (runner_up, 1.0 - confidence))))
+        readings.append(sure_reading(detection, tile.code, confidence))
     return readings
+
+
+def sure_reading(detection: Detection, code: str, confidence: float) -> TileReading:
+    """``detection`` read as ``code`` at ``confidence``, the rest on one other code (a back, or a face)."""
+    runner_up = "back" if code != "back" else "5z"
+    return TileReading(detection, ((code, confidence), (runner_up, 1.0 - confidence)))
 
 
 def with_true_codes(record: Any, readings: list[TileReading], confidence: float = 0.9) -> list[TileReading]:
@@ -135,9 +140,7 @@ def with_true_codes(record: Any, readings: list[TileReading], confidence: float 
     out = []
     for index, reading in enumerate(readings):
         if index in truth_of:
-            code = record.tiles[truth_of[index]].code
-            runner_up = "back" if code != "back" else "5z"
-            reading = TileReading(reading.detection, ((code, confidence), (runner_up, 1.0 - confidence)))
+            reading = sure_reading(reading.detection, record.tiles[truth_of[index]].code, confidence)
         out.append(reading)
     return out
 
