@@ -137,22 +137,67 @@ def test_a_mirrored_view_has_the_same_corner_targets() -> None:
     np.testing.assert_allclose(flipped[upright], plain[upright][:, swap] * sign, atol=1e-5)
 
 
-def test_a_model_from_before_the_corner_branch_trains_on(tmp_path: Path) -> None:
-    """Weights without the corner branch load whole; the new branch starts at the plain rectangle."""
+def _r11_shaped(model: TileDetectorNet) -> TileDetectorNet:
+    """``model`` with the corner branch r9 and r11 were trained with (32 channels, one depthwise 3x3)."""
+    nn = torch.nn
+    model.corner_head = nn.Sequential(
+        nn.Sequential(nn.Conv2d(32, 32, 3, 1, 1, groups=32, bias=False), nn.BatchNorm2d(32), nn.ReLU()),
+        nn.Sequential(nn.Conv2d(32, 32, 1, bias=False), nn.BatchNorm2d(32), nn.ReLU()),
+        nn.Conv2d(32, 10, 1))
+    return model
+
+
+@pytest.mark.parametrize("old_branch", ["none (r7)", "narrower (r11)"])
+def test_a_model_with_another_corner_branch_trains_on(tmp_path: Path, old_branch: str) -> None:
+    """Weights without the corner branch, or with r11's narrower one, load whole except that branch,
+    which starts fresh at the plain rectangle; any other mismatch fails."""
     torch.manual_seed(0)
-    old = TileDetectorNet().eval()
-    state = {k: v for k, v in old.state_dict().items() if not k.startswith("corner_head.")}
+    old = _r11_shaped(TileDetectorNet()).eval()
+    state = old.state_dict()
+    if old_branch.startswith("none"):
+        state = {k: v for k, v in state.items() if not k.startswith("corner_head.")}
     torch.save(state, tmp_path / "old.pt")
     new = TileDetectorNet()
-    load_weights(new, tmp_path / "old.pt", log=lambda line: None)
+    lines: list[str] = []
+    load_weights(new, tmp_path / "old.pt", log=lines.append)
+    assert "corner branch starts fresh" in lines[0]
     image = torch.rand(1, 3, 64, 64)
     with torch.no_grad():
         np.testing.assert_allclose(new.eval()(image)[:, :11].numpy(), old(image)[:, :11].numpy(), atol=1e-6)
         assert float(new(image)[:, 11:].abs().max()) == 0.0
-    state["head.2.weight"] = state["head.2.weight"][:3]
-    torch.save(state, tmp_path / "wrong.pt")
-    with pytest.raises((ValueError, RuntimeError)):
+    wrong = dict(state, **{"head.2.weight": state["head.2.weight"][:3]})
+    torch.save(wrong, tmp_path / "wrong.pt")
+    with pytest.raises(ValueError, match="head.2.weight"):
         load_weights(TileDetectorNet(), tmp_path / "wrong.pt", log=lambda line: None)
+    torch.save({k: v for k, v in state.items() if k != "smooth2.0.0.weight"}, tmp_path / "missing.pt")
+    with pytest.raises(ValueError, match="smooth2.0.0.weight missing"):
+        load_weights(TileDetectorNet(), tmp_path / "missing.pt", log=lambda line: None)
+
+
+def test_the_shipped_weights_load() -> None:
+    """``models/detector.pt`` (r11's branch, or this network's once a model of this shape ships)
+    is a valid ``--init-from``."""
+    shipped = Path(__file__).resolve().parents[2] / "models" / "detector.pt"
+    lines: list[str] = []
+    load_weights(TileDetectorNet(), shipped, log=lines.append)
+    assert lines and str(shipped) in lines[0]
+
+
+def test_a_model_of_this_shape_loads_every_tensor(tmp_path: Path) -> None:
+    """Same network, trained corner branch: nothing starts fresh, the outputs are the saved model's."""
+    torch.manual_seed(1)
+    saved = TileDetectorNet().eval()
+    with torch.no_grad():
+        saved.corner_head[-1].weight.normal_(0, 0.1)
+    torch.save(saved.state_dict(), tmp_path / "same.pt")
+    loaded = TileDetectorNet()
+    lines: list[str] = []
+    load_weights(loaded, tmp_path / "same.pt", log=lines.append)
+    assert "fresh" not in lines[0]
+    image = torch.rand(1, 3, 64, 64)
+    with torch.no_grad():
+        assert float(saved(image)[:, 11:].abs().max()) > 0.0
+        np.testing.assert_allclose(loaded.eval()(image).numpy(), saved(image).numpy(), atol=1e-6)
 
 
 def test_a_partly_boxed_photo_teaches_background_only_near_its_boxes() -> None:

@@ -379,21 +379,42 @@ def draw_source(rng: np.random.Generator, config: DetectorTrainConfig, real: lis
     return pool[int(rng.integers(len(pool)))] if use_synth else real[int(rng.integers(len(real)))]
 
 
+#: The branch that may start fresh when a saved model's shape of it differs (r11's was narrower).
+FRESH_BRANCH = "corner_head."
+
+
 def load_weights(model: TileDetectorNet, path: Path, log: Callable[[str], None] = print) -> None:
     """Start ``model`` from a previous run's weights (``init_from``).
 
-    A model saved before a branch existed (r7 has no ``corner_head``) loads whole: the new
-    branch keeps its zero start, which reproduces the old model's output. Any other mismatch is
-    an error, not a silent partial load.
+    Every tensor of the saved model loads, except the corner branch when its shape changed (r11's
+    32-channel branch into r13's 64-channel one) or it did not exist yet (r7): then the whole
+    branch starts fresh, its last layer at zero, so the network starts from the saved model's
+    plain rectangles. Half a branch is never loaded (its layers would no longer mean what they
+    did). Any other missing, extra or reshaped tensor is an error, not a silent partial load.
     """
     state = torch.load(path, map_location="cpu", weights_only=True)
-    missing, unexpected = model.load_state_dict(state, strict=False)
-    new_branch = [key for key in missing if key.startswith("corner_head.")]
-    if unexpected or len(new_branch) != len(missing):
-        others = sorted(set(missing) - set(new_branch)) + sorted(unexpected)
-        raise ValueError(f"{path} does not fit this network: {', '.join(others[:6])}")
-    log(f"starting from the weights in {path}"
-        + (" (corner branch new, starting at zero)" if new_branch else ""))
+    own = model.state_dict()
+    saved_branch = {key: value for key, value in state.items() if key.startswith(FRESH_BRANCH)}
+    own_branch = {key: value for key, value in own.items() if key.startswith(FRESH_BRANCH)}
+    branch_fits = saved_branch.keys() == own_branch.keys() and all(
+        saved_branch[key].shape == own_branch[key].shape for key in own_branch)
+    if not branch_fits:
+        state = {key: value for key, value in state.items() if not key.startswith(FRESH_BRANCH)}
+    reshaped = sorted(key for key in state if key in own and state[key].shape != own[key].shape)
+    fresh = set() if branch_fits else set(own_branch)
+    missing = sorted(key for key in own if key not in state and key not in fresh)
+    unexpected = sorted(key for key in state if key not in own)
+    if reshaped or missing or unexpected:
+        problems = [f"{key} has shape {tuple(state[key].shape)}, expected {tuple(own[key].shape)}"
+                    for key in reshaped] + [f"{key} missing" for key in missing] + \
+                   [f"{key} unexpected" for key in unexpected]
+        raise ValueError(f"{path} does not fit this network: {'; '.join(problems[:6])}")
+    model.load_state_dict(state, strict=branch_fits)
+    if branch_fits:
+        log(f"starting from the weights in {path}")
+    else:
+        log(f"starting from the weights in {path}; corner branch starts fresh "
+            f"({len(saved_branch)} saved tensors of another shape dropped, last layer at zero)")
 
 
 def train_detector(config: DetectorTrainConfig, log: Callable[[str], None] = print) -> TrainResult:
