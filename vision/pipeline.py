@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -219,15 +220,38 @@ def _score_decoded(decoded: HandReading, ctx: dict[str, Any], rules: Any, table:
 
 
 def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = None, table: Any = None,
-                  context: Any = None, infer_unseen: bool = False) -> PhotoResult:
+                  context: Any = None, infer_unseen: bool = False, optional: Collection[int] = ()
+                  ) -> PhotoResult:
     """Layout, legal decoding, scoring and the confidence report for tile readings (no models).
 
     ``infer_unseen`` reads a hand one tile short with that tile inferred (``decode_hand``): right for a
     photo, which is all there is (:class:`PhotoPipeline` sets it). It is off by default because the
     live mode reads the table as the player lays it out: there a hand one tile short is one whose last
     tile is not down yet, and announcing it would be premature.
+    ``optional`` are the indices of tiles the detector was unsure of (weak peaks kept because they
+    extend a row): when no winning hand reads with them, the hand is read again without them, and
+    the result's readings are then the others.
     Raises InputError for photos that cannot be a hand (no tiles, two hands, not a winning hand).
     """
+    try:
+        return _read_hand(readings, image, rules, table, context, infer_unseen)
+    except InputError as error:
+        if not optional:
+            raise
+        first_error = error
+    sure = [reading for index, reading in enumerate(readings) if index not in set(optional)]
+    try:
+        result = _read_hand(sure, image, rules, table, context, infer_unseen)
+    except InputError:
+        raise first_error from None
+    dropped = len(readings) - len(sure)
+    result.warnings.append(f"left out {dropped} faint detection(s) the detector was unsure of: "
+                           "the hand does not read with them")
+    return result
+
+
+def _read_hand(readings: list[TileReading], image: str, rules: Any, table: Any, context: Any,
+               infer_unseen: bool) -> PhotoResult:
     rules = resolve_ruleset(rules, table)
     ctx = _context_dict(context)
     result = PhotoResult(image=image, readings=readings, assumed=assumed_context(ctx, table))
@@ -306,6 +330,14 @@ class PhotoPipeline:
         return [TileReading(_rescale(d, 1.0 / crop_scale), r.candidates)
                 for d, r in zip(in_crop, readings, strict=True)]
 
+    def faint_tiles(self, readings: list[TileReading]) -> list[int]:
+        """Indices of the tiles found below the detector's own threshold (kept because they extend a
+        row, ``vision.row_completion``): the hand may be read without them."""
+        threshold = getattr(self.detector, "score_threshold", None)
+        if threshold is None:
+            return []
+        return [i for i, reading in enumerate(readings) if reading.detection.score < threshold]
+
     def read_photo(self, path: str | Path, *, rules: Any = None, table: Any = None, context: Any = None
                    ) -> PhotoResult:
         """Read one photo file into a scored hand (InputError for anything the user must fix)."""
@@ -315,7 +347,7 @@ class PhotoPipeline:
         readings = self.read_tiles(source, timings)
         try:
             result = read_readings(readings, image=str(path), rules=rules, table=table, context=context,
-                                   infer_unseen=True)
+                                   infer_unseen=True, optional=self.faint_tiles(readings))
         except InputError as error:
             failure = PhotoReadError(str(error), readings)
             failure.timings = {**timings, "total": time.perf_counter() - started}
@@ -328,7 +360,7 @@ class PhotoPipeline:
         """Read an in-memory upright BGR image (a camera frame) into a scored hand."""
         readings = self.read_tiles(image_bgr)
         return read_readings(readings, image=name, rules=rules, table=table, context=context,
-                             infer_unseen=True)
+                             infer_unseen=True, optional=self.faint_tiles(readings))
 
 
 #: Two detections sharing more than this fraction of the smaller box are one tile found twice.

@@ -77,3 +77,11 @@ def test_true_codes_replace_the_classifier_only_on_labelled_tiles():
     assert relabelled[0].detection == on_label.detection
     assert relabelled[0].code == first.code and relabelled[0].confidence == 0.9
     assert relabelled[1] == stray
+
+
+def test_a_missing_manifest_is_a_one_line_error(tmp_path, capsys):
+    from vision.evaluation.hands import main
+
+    assert main(["--synth", str(tmp_path / "missing.jsonl"), "--real", str(tmp_path / "none")]) == 2
+    error = capsys.readouterr().err
+    assert "missing.jsonl" in error and len(error.strip().splitlines()) == 1

@@ -199,7 +199,9 @@ def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracl
             result = read_readings(readings, image=image, rules=rules, context=context)
         elif true_codes:
             readings = with_true_codes(record, pipeline.read_tiles(PhotoSource(image)))
-            result = read_readings(readings, image=image, rules=rules, context=context, infer_unseen=True)
+            result = read_readings(readings, image=image, rules=rules, context=context, infer_unseen=True,
+                                   optional=pipeline.faint_tiles(readings))
+            readings = result.readings
         else:
             result = pipeline.read_photo(image, rules=rules, context=context)
             readings = result.readings
@@ -322,9 +324,13 @@ def main(argv: list[str]) -> int:
         parser.error("--boxes-only goes with --oracle")
     if args.true_codes and args.oracle:
         parser.error("--true-codes and --oracle are two different diagnoses; pick one")
-    reports = [evaluate_manifest(m, pipeline=pipeline, rules=args.rules, oracle=args.oracle,
-                                 boxes_only=args.boxes_only, true_codes=args.true_codes, limit=args.limit)
-               for m in manifests]
+    try:
+        reports = [evaluate_manifest(m, pipeline=pipeline, rules=args.rules, oracle=args.oracle,
+                                     boxes_only=args.boxes_only, true_codes=args.true_codes, limit=args.limit)
+                   for m in manifests]
+    except InputError as error:  # a missing or malformed manifest, an unknown rule set
+        print(f"evaluate.py hands: error: {error}", file=sys.stderr)
+        return 2
     documents = [r.to_json() for r in reports]
     if args.json:
         print(json.dumps(documents, indent=2))

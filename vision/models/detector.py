@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -31,6 +31,7 @@ import numpy as np
 
 from scoring.errors import InputError
 from vision.models import create_session, resolve_model_path
+from vision.row_completion import WEAK_SCORE, extend_rows
 from vision.types import Detection
 
 DEFAULT_MODEL_NAME = "detector.onnx"
@@ -285,28 +286,34 @@ class TileDetector:
         maps = self.session.run(None, {self.input_name: to_network_input(network_image)})[0][0]
         return maps, box
 
-    def detect(self, image_bgr: np.ndarray) -> list[Detection]:
-        """Every tile in ``image_bgr`` (boxes in its pixels), sorted by score, best first."""
+    def detect(self, image_bgr: np.ndarray, complete_rows: bool = True) -> list[Detection]:
+        """Every tile in ``image_bgr`` (boxes in its pixels), sure ones first, each by score.
+
+        The sure tiles are the heatmap peaks at or above the model's threshold. With
+        ``complete_rows`` (the default) a weaker peak is kept too where it is the next tile of a
+        row of kept tiles (:mod:`vision.row_completion`); without it, only the sure tiles.
+        """
         maps, box = self.predict_maps(image_bgr)
-        peaks = decode_maps(maps, self.stride, self.score_threshold)
+        peaks = decode_maps(maps, self.stride, WEAK_SCORE if complete_rows else self.score_threshold)
         boxes = peaks.boxes / box.scale
         boxes[:, [0, 2]] = np.clip(boxes[:, [0, 2]], 0, box.width)
         boxes[:, [1, 3]] = np.clip(boxes[:, [1, 3]], 0, box.height)
-        sized = (boxes[:, 2] - boxes[:, 0] >= 1) & (boxes[:, 3] - boxes[:, 1] >= 1)
+        sized = np.flatnonzero((boxes[:, 2] - boxes[:, 0] >= 1) & (boxes[:, 3] - boxes[:, 1] >= 1))
+        outlines = None if peaks.outlines is None else peaks.outlines / box.scale
+        found = [Detection(box=tuple(float(v) for v in boxes[i]), score=float(peaks.scores[i]),
+                           face_down=bool(peaks.face_down[i] >= 0.5),
+                           quad=None if outlines is None else tuple(map(tuple, outlines[i].tolist())))
+                 for i in sized]
+        chosen = extend_rows(found, self.score_threshold) if complete_rows else list(range(len(found)))
+        kept, kept_index = [found[i] for i in chosen], sized[chosen]
         if peaks.outlines is None or peaks.axis_angles is None:
-            sideways = peaks.sideways >= 0.5
-            return [Detection(box=tuple(float(v) for v in boxes[i]), score=float(peaks.scores[i]),
-                              rotated=bool(sideways[i]), face_down=bool(peaks.face_down[i] >= 0.5))
-                    for i in np.flatnonzero(sized)]
-        kept = np.flatnonzero(sized)
-        angles = peaks.axis_angles[kept]
-        sideways = turned_against_the_rest(angles, peaks.scores[kept])
-        outlines = peaks.outlines[kept] / box.scale
-        return [Detection(box=tuple(float(v) for v in boxes[i]), score=float(peaks.scores[i]),
-                          rotated=bool(turned), face_down=bool(peaks.face_down[i] >= 0.5),
-                          angle=float(math.degrees(angle)),
-                          quad=tuple((float(x), float(y)) for x, y in outline))
-                for i, turned, angle, outline in zip(kept, sideways, angles, outlines, strict=True)]
+            # A boxes-only model: the network's own sideways flag.
+            flags = peaks.sideways[kept_index] >= 0.5
+            return [replace(d, rotated=bool(flag)) for d, flag in zip(kept, flags, strict=True)]
+        angles = peaks.axis_angles[kept_index]
+        sideways = turned_against_the_rest(angles, peaks.scores[kept_index])
+        return [replace(d, rotated=bool(turned), angle=float(math.degrees(angle)))
+                for d, turned, angle in zip(kept, sideways, angles, strict=True)]
 
 
 def _as_bgr(image: np.ndarray) -> np.ndarray:

@@ -1,0 +1,91 @@
+"""Row completion: a faint detection is kept only where it is the next tile of a row of sure tiles,
+and a hand that does not read with the faint tiles is read without them."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import cv2
+import pytest
+
+from scoring.errors import InputError
+from vision.dataset.manifest import read_manifest
+from vision.evaluation.hands import match_labels, oracle_readings, same_hand, sure_reading
+from vision.models.detector import TileDetector
+from vision.pipeline import read_readings
+from vision.row_completion import extend_rows
+from vision.types import Detection
+
+SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
+THRESHOLD = 0.5
+
+
+def _tile(x: float, y: float, score: float, width: float = 30, height: float = 40) -> Detection:
+    """An upright tile whose face's top-left corner is at (x, y)."""
+    quad = ((x, y), (x + width, y), (x + width, y + height), (x, y + height))
+    return Detection((x, y, x + width, y + height), score, quad=quad)
+
+
+ROW = [_tile(0, 0, 0.9), _tile(31, 0, 0.8), _tile(62, 0, 0.95)]
+
+
+def test_a_faint_tile_next_in_the_row_is_kept():
+    faint = _tile(93, 1, 0.3)
+    assert extend_rows([*ROW, faint], THRESHOLD) == [0, 1, 2, 3]
+
+
+def test_faint_tiles_chain_along_the_row_but_not_past_a_gap():
+    """Two faint backs of a kong side by side both extend the row; one set far apart does not."""
+    first, second, far = _tile(-31, 0, 0.35), _tile(-62, 0, 0.3), _tile(200, 0, 0.45)
+    assert sorted(extend_rows([*ROW, second, far, first], THRESHOLD)) == [0, 1, 2, 3, 5]
+
+
+@pytest.mark.parametrize("faint", [
+    _tile(0, 45, 0.4),  # in the next row over, not along this one
+    _tile(93, 0, 0.4, width=15, height=20),  # half the size: not a tile of this set
+    _tile(40, 0, 0.45),  # over a sure tile: that tile again
+    _tile(93, 0, 0.2),  # below the weakest score worth judging
+], ids=["off the row", "wrong size", "overlapping", "too faint"])
+def test_a_faint_tile_that_does_not_extend_a_row_is_dropped(faint):
+    assert extend_rows([*ROW, faint], THRESHOLD) == [0, 1, 2]
+
+
+def test_without_sure_tiles_nothing_faint_is_kept():
+    assert extend_rows([_tile(0, 0, 0.4), _tile(31, 0, 0.45)], THRESHOLD) == []
+
+
+def test_the_shipped_detector_finds_the_faint_back_of_a_concealed_kong():
+    """On the bundled concealed-kong render one face-down tile is only a faint peak (0.49 < 0.5)."""
+    records = read_manifest(SAMPLES / "manifest.jsonl")
+    record = next(r for r in records if r.image == "hand-concealed-kong.jpg")
+    image = cv2.imread(str(SAMPLES / record.image))
+    detector = TileDetector(threads=1)
+    backs = [i for i, t in enumerate(record.tiles) if t.face_down]
+
+    def backs_found(detections: list[Detection]) -> int:
+        matches = match_labels([tuple(record.tiles[i].box) for i in backs], [d.box for d in detections])
+        return len(matches)
+
+    sure = detector.detect(image, complete_rows=False)
+    completed = detector.detect(image)
+    assert all(d.score >= detector.score_threshold for d in sure)
+    assert backs_found(completed) == backs_found(sure) + 1
+    assert len(completed) == len(sure) + 1
+
+
+def test_a_hand_that_does_not_read_with_a_faint_tile_is_read_without_it():
+    """A faint 'tile' in the gap between two groups, read as a back, would spoil the tile count."""
+    record = next(r for r in read_manifest(SAMPLES / "manifest.jsonl") if r.image == "hand-flat-row.jpg")
+    readings = oracle_readings(record)
+    last = max(readings, key=lambda r: r.detection.box[2]).detection
+    step = last.box[2] - last.box[0]
+    gap = dataclasses.replace(last, box=(last.box[0] + 1.05 * step, *last.box[1:2], last.box[2] + 1.05 * step,
+                                         last.box[3]), quad=None, score=0.3, rotated=False)
+    spoiled = [*readings, sure_reading(gap, "back", 0.9)]
+    with pytest.raises(InputError):
+        read_readings(spoiled, context=record.hand["context"])
+    result = read_readings(spoiled, context=record.hand["context"], optional=[len(readings)])
+    assert same_hand(result.hand, record.hand)
+    assert len(result.readings) == len(readings)
+    assert any("faint" in warning for warning in result.warnings)
