@@ -27,8 +27,10 @@ ROW_OFFSET = 0.4
 #: The widest gap (fraction of the neighbour's face height) between a weak tile and the sure tile
 #: it extends; tiles of one group touch, groups are set apart by about half a tile.
 ROW_GAP = 0.6
-#: A weak detection that overlaps a kept one this much (outline IoU) is that tile again.
+#: A weak detection that overlaps a kept one this much (outline IoU, or box IoU for the boxes, which
+#: hold the tile's sides too) is that tile again.
 OVERLAP_IOU = 0.1
+OVERLAP_BOX_IOU = 0.3
 
 
 def _frame(outline: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
@@ -61,7 +63,7 @@ def extends_row(weak: np.ndarray, sure: np.ndarray) -> bool:
 
 def _overlaps(box: tuple[float, ...], outline: np.ndarray, kept: list[tuple[tuple[float, ...], np.ndarray]]
               ) -> bool:
-    return any(outline_iou(outline, other_outline) > OVERLAP_IOU or box_iou(box, other_box) > 0.3
+    return any(outline_iou(outline, other_outline) > OVERLAP_IOU or box_iou(box, other_box) > OVERLAP_BOX_IOU
                for other_box, other_outline in kept)
 
 
