@@ -55,23 +55,22 @@ def test_without_sure_tiles_nothing_faint_is_kept():
     assert extend_rows([_tile(0, 0, 0.4), _tile(31, 0, 0.45)], THRESHOLD) == []
 
 
-def test_the_shipped_detector_finds_the_faint_back_of_a_concealed_kong():
-    """On the bundled concealed-kong render one face-down tile is only a faint peak (0.49 < 0.5)."""
+def test_the_shipped_detector_keeps_faint_hand_tiles_of_the_concealed_kong_sample():
+    """On the bundled concealed-kong render a face-down tile of the kong is only a faint peak (0.46
+    with detector r14, under its 0.5 threshold); completion keeps it, and keeps nothing off the hand."""
     records = read_manifest(SAMPLES / "manifest.jsonl")
     record = next(r for r in records if r.image == "hand-concealed-kong.jpg")
     image = cv2.imread(str(SAMPLES / record.image))
     detector = TileDetector(threads=1)
-    backs = [i for i, t in enumerate(record.tiles) if t.face_down]
-
-    def backs_found(detections: list[Detection]) -> int:
-        matches = match_labels([tuple(record.tiles[i].box) for i in backs], [d.box for d in detections])
-        return len(matches)
-
     sure = detector.detect(image, complete_rows=False)
     completed = detector.detect(image)
     assert all(d.score >= detector.score_threshold for d in sure)
-    assert backs_found(completed) == backs_found(sure) + 1
-    assert len(completed) == len(sure) + 1
+    added = [d for d in completed if d.score < detector.score_threshold]
+    assert added
+    hand = [t for t in record.tiles if t.role != "distractor"]
+    matches = match_labels([tuple(t.box) for t in hand], [d.box for d in added])
+    assert len(matches) == len(added), "a faint detection kept off the hand"
+    assert any(hand[i].face_down for i in matches)
 
 
 def test_a_hand_that_does_not_read_with_a_faint_tile_is_read_without_it():
