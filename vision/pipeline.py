@@ -239,7 +239,8 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
         if not optional:
             raise
         first_error = error
-    sure = [reading for index, reading in enumerate(readings) if index not in set(optional)]
+    faint = set(optional)
+    sure = [reading for index, reading in enumerate(readings) if index not in faint]
     try:
         result = _read_hand(sure, image, rules, table, context, infer_unseen)
     except InputError:
