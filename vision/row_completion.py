@@ -61,38 +61,40 @@ def extends_row(weak: np.ndarray, sure: np.ndarray) -> bool:
     return -0.25 * height <= gap <= ROW_GAP * height
 
 
-def _overlaps(box: tuple[float, ...], outline: np.ndarray, kept: list[tuple[tuple[float, ...], np.ndarray]]
-              ) -> bool:
-    return any(outline_iou(outline, other_outline) > OVERLAP_IOU or box_iou(box, other_box) > OVERLAP_BOX_IOU
-               for other_box, other_outline in kept)
+def _same_place(first: Detection, first_outline: np.ndarray, second: Detection, second_outline: np.ndarray
+                ) -> bool:
+    """Whether two detections are one tile (their outlines or boxes overlap too much)."""
+    return (outline_iou(first_outline, second_outline) > OVERLAP_IOU
+            or box_iou(first.box, second.box) > OVERLAP_BOX_IOU)
 
 
 def extend_rows(detections: list[Detection], score_threshold: float,
                 weak_score: float = WEAK_SCORE) -> list[int]:
     """Indices of the detections to keep: every sure one (score at least ``score_threshold``), then
     each weak one (at least ``weak_score``) that extends a row of kept tiles, strongest first. A weak
-    tile kept can in turn be extended (two face-down tiles of a kong side by side)."""
+    tile kept can in turn be extended (two face-down tiles of a kong side by side).
+
+    Each pair is judged once: keeping a tile can only make a weak one overlap a kept tile (then it
+    is dropped) or extend a row (then it may be kept next), so only the newly kept tile is checked.
+    """
     sure = [i for i, d in enumerate(detections) if d.score >= score_threshold]
     weak = sorted((i for i, d in enumerate(detections) if weak_score <= d.score < score_threshold),
                   key=lambda i: -detections[i].score)
     if not sure or not weak:
         return sure
     outlines = {i: tile_outline(detections[i]) for i in sure + weak}
-    kept = [(detections[i].box, outlines[i]) for i in sure]
+
+    def same_place(first: int, second: int) -> bool:
+        return _same_place(detections[first], outlines[first], detections[second], outlines[second])
+
     typical = float(np.median([_face_height(outlines[i]) for i in sure]))
-    pending = [i for i in weak if SIZE_RATIO[0] <= _face_height(outlines[i]) / typical <= SIZE_RATIO[1]]
+    pending = [i for i in weak if SIZE_RATIO[0] <= _face_height(outlines[i]) / typical <= SIZE_RATIO[1]
+               and not any(same_place(i, k) for k in sure)]
+    touching = {i for i in pending if any(extends_row(outlines[i], outlines[k]) for k in sure)}
     chosen = list(sure)
-    added = True
-    while added:
-        added = False
-        for i in pending:
-            outline = outlines[i]
-            if _overlaps(detections[i].box, outline, kept):
-                continue
-            if any(extends_row(outline, other) for _, other in kept):
-                kept.append((detections[i].box, outline))
-                chosen.append(i)
-                pending.remove(i)
-                added = True
-                break
+    while touching:
+        best = next(i for i in pending if i in touching)  # pending is strongest first
+        chosen.append(best)
+        pending = [i for i in pending if i != best and not same_place(i, best)]
+        touching = {i for i in pending if i in touching or extends_row(outlines[i], outlines[best])}
     return chosen
