@@ -46,7 +46,10 @@ ROW_GAP = 1.6
 #: A lone upright tile in line with the row joins it when its centre is at most this many widths
 #: beyond the row's end (touching, with the detector's box noise); farther, it is set apart.
 LONE_JOIN = 1.35
-#: Each further row of sets lies at most this many tile heights beyond the previous one.
+#: The first row of sets lies at most this many tile heights from the concealed row (players leave
+#: room between a standing row and the sets in front of it; seen up to 2.6 in held-out renders) ...
+FIRST_STEP = 2.8
+#: ... and each further row at most this many tile heights beyond the previous one.
 ROW_STEP = 2.2
 #: ... and at most this many tile widths beyond its ends (along it).
 HAND_SPAN = 14.0
@@ -356,9 +359,11 @@ def _hand_runs(frame: _Frame, runs: list[list[_Tile]]) -> list[list[_Tile]]:
     """The runs that belong to the hand: rows of sets stepping out from the concealed row.
 
     On each side of the row, runs are taken in order of distance while each is within ROW_STEP
-    tile heights of the last one taken (sets lie in one or two rows in front of the hand; discards
-    lie beyond). A lone tile counts only if it lines up with a taken run of several tiles (a single
-    flower or the winning tile set apart), or lies sideways close to the row (the winning tile).
+    tile heights of the last one taken, the first within FIRST_STEP of the row (sets lie in one or
+    two rows in front of the hand; discards lie beyond; only a run showing faces is taken beyond
+    ROW_STEP, where the wall behind a rack of standing tiles lies). A lone tile counts only if it
+    lines up with a taken run of several tiles (a single flower or the winning tile set apart), or
+    lies sideways close to the row (the winning tile).
     """
     placed = []
     for run in runs:
@@ -369,8 +374,10 @@ def _hand_runs(frame: _Frame, runs: list[list[_Tile]]) -> list[list[_Tile]]:
     for side in (1.0, -1.0):
         reach = 0.0
         for across, run in sorted((p for p in placed if p[0] * side >= 0), key=lambda p: abs(p[0])):
-            if abs(across) - reach > ROW_STEP:
+            if abs(across) - reach > (ROW_STEP if reach else FIRST_STEP):
                 break
+            if not reach and abs(across) > ROW_STEP and all(t.back for t in run):
+                continue  # the wall behind a rack lies there; sets that far must show faces
             taken.append((across, run))
             if _row_like(run) or (len(run) == 1 and run[0].rotated):
                 reach = abs(across)

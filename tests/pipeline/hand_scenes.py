@@ -90,12 +90,13 @@ def _candidates(truth: str, confidence: float,
 
 def lay_out(concealed: list[str], melds: list[tuple[str, list[str], bool]], flowers: list[str],
             winning_tile: str | None, *, winning_style: str = "sideways", set_gap: float = 0.7,
-            flowers_in_front: bool = True, kong_backs: str = "outer") -> Scene:
+            flowers_in_front: bool = True, kong_backs: str = "outer", front: float = 1.25) -> Scene:
     """Lay a hand out the way seed 000 describes (units: pixels before the table is turned).
 
     ``concealed`` excludes the winning tile; ``winning_style`` is "sideways" (across the end of the
     row), "apart" (upright, set apart at the end) or "none" (mixed into the row, not shown).
     ``kong_backs``: which tiles of a concealed kong lie face-down: "outer", "inner" or "all".
+    ``front``: how far the sets lie in front of the row, in tile lengths (centre to centre).
     """
     scene = Scene()
     u = 0.0
@@ -111,7 +112,7 @@ def lay_out(concealed: list[str], melds: list[tuple[str, list[str], bool]], flow
         else:
             scene.tiles.append(SceneTile(winning_tile, u, 0.0))
         scene.winning_position = len(scene.tiles) - 1
-    front = LONG * 1.25
+    front = LONG * front
     u = 0.0
     for group_id, (kind, tiles, is_concealed) in enumerate(melds, start=1):
         for k, code in enumerate(tiles):

@@ -68,6 +68,16 @@ def test_flowers_in_their_own_row_and_touching_sets_stay_one_run():
     assert roles["flowers"] == [["2f", "3f", "5f"]]
 
 
+@pytest.mark.parametrize("angle", [0, 60])
+def test_sets_laid_well_in_front_of_the_row_are_still_the_hand(angle):
+    """Held-out renders put the first row of sets up to 2.6 tile heights from a standing row."""
+    scene = lay_out(CONCEALED, MELDS, ["1f", "6f"], "3m", front=2.6)
+    roles = _roles(layout_tiles(scene.readings(angle_degrees=angle, jitter=1.0)), scene)
+    assert roles["meld"] == [["5z", "5z", "5z"]]
+    assert roles["concealed_kong"] == [["9p"] * 4]
+    assert roles["flowers"] == [["1f", "6f"]]
+
+
 def test_far_tiles_are_ignored_with_a_warning():
     scene = lay_out(CONCEALED, MELDS, [], "3m")
     scene.tiles.append(SceneTile("8m", 100.0, -400.0))  # a discard in the middle of the table
