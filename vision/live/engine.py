@@ -10,6 +10,10 @@ A hand is announced when the table has been steady for the hold time *and* its r
 a complete hand. Once a hand is announced, a different reading replaces it (or, if it is not a
 complete hand, withdraws it with a ``cleared`` event) only after that reading has itself held for
 the hold time: a tile whose vote flickers between two faces cannot make the announcement flicker.
+While the table shows the very tiles the announced hand was read from (same places, same faces,
+:mod:`vision.live.same_table`), it is not read again: a hand passing over the table renews track
+identities and pollutes votes, and the decoder must not get a chance to turn that into a second,
+different total (or a "cleared") for a hand nobody touched.
 An empty table withdraws the hand once it has stayed empty for the hold time.
 """
 
@@ -24,6 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from vision.live.motion import ChangeGate, GateConfig
+from vision.live.same_table import TileSeen, same_tiles, table_tiles
 from vision.live.stability import (
     ReadingKey,
     StabilityConfig,
@@ -148,8 +153,11 @@ class LiveEngine:
         self.stability = StabilityState()
         self.gate = ChangeGate(self.config.gate)
         self.announced: HandOutcome | None = None
+        #: The tiles the announced hand was read from (see :mod:`vision.live.same_table`).
+        self._announced_tiles: tuple[TileSeen, ...] = ()
         self._evaluated_key: tuple[TableKey, ReadingKey] | None = None
         self._evaluated: HandOutcome | None = None
+        self._evaluated_tiles: tuple[TileSeen, ...] = ()
 
     def set_hand_reader(self, read_hand: HandReader) -> LiveEvent | None:
         """Switch rule set (or table settings): re-read the current steady table and announce at once."""
@@ -227,16 +235,25 @@ class LiveEngine:
         return (self.stability.key, self.stability.reading)
 
     def _announce(self, force: bool = False) -> LiveEvent | None:
-        """Read the settled table if its reading is new, then decide what to announce."""
+        """Read the settled table if its reading is new, then decide what to announce.
+
+        A table that still shows the announced hand's tiles is that hand: it is not read again
+        (``force``, a rule switch, re-reads it: the same tiles score differently under other rules).
+        """
         key = self._current_key()
         if key != self._evaluated_key:
             self._evaluated_key = key
             readings = self.tracker.readings()
-            self._evaluated = self.read_hand(readings) if readings else None
+            tiles = table_tiles(readings)
+            if self.announced is not None and not force and same_tiles(self._announced_tiles, tiles):
+                self._evaluated = self.announced
+            else:
+                self._evaluated = self.read_hand(readings) if readings else None
+                self._evaluated_tiles = tiles
         outcome = self._evaluated
         if self.announced is None:
             if outcome is not None and outcome.complete:
-                self.announced = outcome
+                self._set_announced(outcome)
                 return LiveEvent.HAND
             return None
         if outcome is not None and outcome.signature == self.announced.signature:
@@ -245,7 +262,13 @@ class LiveEngine:
         if not (force or reading_settled):
             return None
         if outcome is not None and outcome.complete:
-            self.announced = outcome
+            self._set_announced(outcome)
             return LiveEvent.HAND
         self.announced = None
+        self._announced_tiles = ()
         return LiveEvent.CLEARED
+
+    def _set_announced(self, outcome: HandOutcome) -> None:
+        """Announce ``outcome`` (the table's current reading) and remember the tiles it was read from."""
+        self.announced = outcome
+        self._announced_tiles = self._evaluated_tiles

@@ -1,0 +1,88 @@
+"""A hand passing over an announced hand must not make the live mode announce it again, differently.
+
+The real scenario of ``benchmark.py live`` (rendered scene 12 at 1280x720, 30 fps, written to an
+MJPG video as a camera file would be), every frame through the engine with the shipped models.
+With detector r15, the fingers sweeping over the table hide some tiles past the tracker's miss
+tolerance (they come back as new tracks, so the table is read again) and leave classifier
+outputs of fingers in the votes of the tiles they covered; the photo pipeline then decoded the
+same 20 tiles, with the same top codes, to a 3-tai hand (three flowers re-read as a 4m5m6m chow)
+and the live mode announced it 4 s after the right 4 tai. See :mod:`vision.live.same_table`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from scoring import hand_from_json, score_hand
+from vision.live.same_table import TileSeen, same_tiles
+from vision.live.scenario import Script, render_table_scene, script_frames, write_video
+from vision.models import models_dir
+
+MODELS = ("detector.onnx", "classifier.onnx", "classifier.labels.json")
+
+
+def tile(x: float, code: str, y: float = 100.0, rotated: bool = False, face_down: bool = False) -> TileSeen:
+    return TileSeen((x, y), 40.0, code, rotated, face_down)
+
+
+ROW = (tile(20, "1m"), tile(61, "2m"), tile(102, "3m"), tile(143, "5f"))
+
+
+def test_the_same_tiles_re_detected_with_jitter_in_another_order_are_the_same_table():
+    now = (tile(145, "5f"), tile(22, "1m"), tile(100, "3m", y=103), tile(61, "2m"))
+    assert same_tiles(ROW, now)
+
+
+@pytest.mark.parametrize(
+    "now",
+    [
+        ROW[:3],  # a tile taken away
+        ROW + (tile(184, "6f"),),  # a tile added
+        ROW[:3] + (tile(184, "5f"),),  # a tile moved to the next place
+        ROW[:3] + (tile(143, "6f"),),  # another face at the same place
+        ROW[:3] + (tile(143, "5f", rotated=True),),  # turned sideways
+        ROW[:3] + (tile(143, "5f", face_down=True),),  # turned face down
+        (tile(20, "2m"), tile(61, "1m")) + ROW[2:],  # two tiles swapped
+    ],
+)
+def test_any_physical_change_makes_another_table(now):
+    assert not same_tiles(ROW, now)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    any(not (models_dir() / name).is_file() for name in MODELS), reason="shipped models not present yet"
+)
+def test_a_hand_passing_over_the_announced_hand_announces_nothing(tmp_path: Path):
+    from vision.live.capture import FrameGrabber, parse_source
+    from vision.live.engine import LiveEngine, LiveEvent
+    from vision.live.reading import PipelineHandReader
+    from vision.models.classifier import TileClassifier
+    from vision.models.detector import TileDetector
+
+    scene = render_table_scene(12, 1280, 720)
+    script = Script(fps=30.0, tile_interval=0.3, hold=3.0, sweep=1.5, tail=3.0, clear_after=2.0)
+    frames, times = script_frames(scene, script)
+    video = tmp_path / "table.avi"
+    write_video(video, frames, times.fps)
+    engine = LiveEngine(
+        TileDetector(), TileClassifier(), PipelineHandReader("taiwan", None, scene.hand["context"])
+    )
+    events: list[tuple[float, LiveEvent, int | None]] = []
+    with FrameGrabber(parse_source(str(video))) as grabber:
+        last = -1
+        while (frame := grabber.next_frame(last, timeout=10.0)) is not None:
+            last = frame.index
+            update = engine.process(frame.image, frame.timestamp, frame.index)
+            if update.event is not None:
+                total = None if update.announced is None else update.announced.document["score"]["total"]
+                events.append((frame.timestamp, update.event, total))
+    expected = score_hand(hand_from_json(scene.hand)).total
+    assert [(event, total) for _, event, total in events] == [
+        (LiveEvent.HAND, expected),
+        (LiveEvent.CLEARED, None),
+    ], f"events {events}; the hand passed over at {times.hand_over}, the tiles went at {times.cleared}"
+    assert events[0][0] < times.hand_over[0]
+    assert events[1][0] >= times.cleared  # withdrawn when the tiles go, not when a hand passes over
