@@ -7,15 +7,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from vision.dataset.paths import shared_data_dir
 from vision.evaluation.detection import (
+    ADDED_BOXES,
     DetectionMetrics,
     add_partly_boxed,
     box_iou,
+    load_table_photos,
     match_boxes,
+    read_added_boxes,
     read_yolo_boxes,
     table_photo_group,
     table_photo_split,
 )
+
+TABLE_PHOTOS = shared_data_dir() / "table-photos"
 
 
 def test_iou_of_identical_disjoint_and_half_overlapping_boxes() -> None:
@@ -72,3 +78,39 @@ def test_yolo_labels_become_pixel_boxes(tmp_path: Path) -> None:
     label.write_text("17 0.5 0.25 0.1 0.2\n\n3 0.1 0.1 0.2 0.2 extra\n")
     boxes = read_yolo_boxes(label, width=640, height=480)
     np.testing.assert_allclose(boxes, [[288, 72, 352, 168], [0, 0, 128, 96]], atol=1e-3)
+
+
+def test_added_boxes_are_new_tiles_of_existing_photos() -> None:
+    """Each box we added names a shipped photo, lies inside it and is not an upstream box again."""
+    added = read_added_boxes(ADDED_BOXES)
+    assert sum(len(b) for b in added.values()) >= 20
+    if not TABLE_PHOTOS.is_dir():
+        pytest.skip("shared data not present")
+    for name, boxes in added.items():
+        label = TABLE_PHOTOS / "labels" / (Path(name).stem + ".txt")
+        assert (TABLE_PHOTOS / "images" / name).is_file() and label.is_file(), name
+        assert (boxes[:, :2] >= 0).all() and (boxes[:, 2:] <= 640).all()
+        assert (boxes[:, 2:] > boxes[:, :2]).all()
+        upstream = read_yolo_boxes(label, 640, 640)
+        assert box_iou(boxes, upstream).max() < 0.3, name
+
+
+def test_table_photos_load_with_our_added_boxes_unless_asked_for_upstream_only() -> None:
+    if not TABLE_PHOTOS.is_dir():
+        pytest.skip("shared data not present")
+    added = read_added_boxes(ADDED_BOXES)
+    with_ours = {t.path.name: len(t.boxes) for t in load_table_photos(TABLE_PHOTOS, split="val")}
+    upstream = {t.path.name: len(t.boxes)
+                for t in load_table_photos(TABLE_PHOTOS, split="val", added_boxes=None)}
+    assert with_ours.keys() == upstream.keys()
+    extra = {name: with_ours[name] - upstream[name] for name in with_ours
+             if with_ours[name] != upstream[name]}
+    assert extra == {name: len(added[name]) for name in added if name in with_ours}
+    assert sum(extra.values()) == 11
+
+
+def test_a_malformed_added_boxes_line_names_its_file_and_line(tmp_path: Path) -> None:
+    manifest = tmp_path / "added.jsonl"
+    manifest.write_text('{"image": "a.jpg", "boxes": [[0, 0, 10, 10]]}\n{"image": "b.jpg"}\n')
+    with pytest.raises(ValueError, match="added.jsonl:2"):
+        read_added_boxes(manifest)
