@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
+
 from vision.live.tracker import (
     Observation,
     TrackerConfig,
     TrackerState,
+    forget_votes_before,
     match_detections,
     needs_classification,
     update_tracks,
@@ -121,6 +124,32 @@ def test_needs_classification_skips_settled_tiles_until_refresh():
     assert needs_classification(None, 0.5, refresh_seconds=1.0, config=config)
     young = run([[tile(100)]] * 2, config).tracks[0]
     assert needs_classification(young, 0.2, refresh_seconds=1.0, config=config)
+
+
+def test_a_tile_not_classified_since_the_table_went_quiet_is_classified_again():
+    config = TrackerConfig(vote_window=4)
+    track = run([[tile(100)]] * 5, config).tracks[0]  # last classified at 0.4
+    assert not needs_classification(track, 0.5, refresh_seconds=1.0, config=config, quiet_since=0.3)
+    assert needs_classification(track, 0.5, refresh_seconds=1.0, config=config, quiet_since=0.4)
+
+
+def test_votes_cast_while_the_table_was_disturbed_are_forgotten():
+    """A flower read as "2p" under a passing hand keeps only the votes of the quiet table."""
+    box = Detection((100, 100, 140, 156), 0.9)
+    flower = TileReading(box, (("5f", 0.9), ("6f", 0.1)))
+    finger = TileReading(box, (("2p", 0.8), ("1s", 0.2)))
+    state = run([[flower]] * 3 + [[finger]] * 4 + [[flower]])  # the hand over it from 0.3 to 0.6
+    assert state.tracks[0].code == "2p"  # four finger votes of six outvote the flower
+    quiet = forget_votes_before(state, since=0.65)
+    assert quiet.tracks[0].code == "5f"
+    assert quiet.tracks[0].votes == (flower.candidates,)
+    assert quiet.tracks[0].vote_times == (pytest.approx(0.7),)
+    assert [r.code for r in quiet.readings()] == ["5f"]
+
+
+def test_a_tile_with_no_vote_since_keeps_its_votes():
+    state = run([[tile(100)]] * 3)
+    assert forget_votes_before(state, since=5.0) is state
 
 
 def test_rotated_and_face_down_flags_are_voted():

@@ -13,7 +13,9 @@ the hold time: a tile whose vote flickers between two faces cannot make the anno
 While the table shows the very tiles the announced hand was read from (same places, same faces,
 :mod:`vision.live.same_table`), it is not read again: a hand passing over the table renews track
 identities and pollutes votes, and the decoder must not get a chance to turn that into a second,
-different total (or a "cleared") for a hand nobody touched.
+different total (or a "cleared") for a hand nobody touched. And when the table turns steady,
+each tile is read from the votes cast since it went quiet: what the classifier said while
+fingers went over the tiles is forgotten (:meth:`LiveEngine._forget_disturbed_votes`).
 An empty table withdraws the hand once it has stayed empty for the hold time.
 """
 
@@ -35,12 +37,14 @@ from vision.live.stability import (
     StabilityState,
     TableKey,
     TableStatus,
+    reading_key,
     update_stability,
 )
 from vision.live.tracker import (
     Observation,
     TrackerConfig,
     TrackerState,
+    forget_votes_before,
     match_detections,
     needs_classification,
     update_tracks,
@@ -179,6 +183,7 @@ class LiveEngine:
             detections = reused
         detected = time.perf_counter()
         assignment = match_detections(self.tracker.tracks, detections, self.config.tracker)
+        quiet_since = self._quiet_since()
         to_classify = [
             d
             for d, t in enumerate(assignment)
@@ -187,6 +192,7 @@ class LiveEngine:
                 timestamp,
                 self.config.classify_refresh,
                 self.config.tracker,
+                quiet_since,
             )
         ]
         readings = self.classifier.classify(
@@ -206,6 +212,8 @@ class LiveEngine:
         started = time.perf_counter()
         self.tracker = update_tracks(self.tracker, observations, timestamp)
         self.stability = update_stability(self.stability, self.tracker, timestamp, self.config.stability)
+        if self.stability.status is TableStatus.STEADY:
+            self._forget_disturbed_votes()
         tracked = time.perf_counter()
         before = self._evaluated_key
         event = self._announce() if self._table_settled() else None
@@ -221,6 +229,31 @@ class LiveEngine:
             times=StageTimes(track=tracked - started, read=read - tracked),
             read_now=self._evaluated_key != before and self._evaluated is not None,
         )
+
+    # -- votes of a disturbed table -------------------------------------------------------------
+    def _quiet_since(self) -> float:
+        """When the table went quiet, if the last frame was quiet (else -inf: nothing to catch up).
+
+        Every tile is classified once after a disturbance ends, so that when the table turns
+        steady each has a vote from the quiet table (:meth:`_forget_disturbed_votes`). Not during
+        the disturbance itself: a hand sweeping over 20 tiles would cost a full classification per
+        frame.
+        """
+        state = self.stability
+        return state.since if state.key and state.timestamp > state.since else float("-inf")
+
+    def _forget_disturbed_votes(self) -> None:
+        """On a steady table, the tiles' codes come from votes cast since it went quiet.
+
+        Votes cast while something moved over the table show fingers as often as tiles (seen:
+        a flower voted "1s 0.42", "2p 0.31" under a passing hand); they would stay in a settled
+        tile's window for seconds and be read with the table. The reading key follows the
+        corrected codes, so the correction itself does not count as the reading changing.
+        """
+        tracker = forget_votes_before(self.tracker, self.stability.since)
+        if tracker is not self.tracker:
+            self.tracker = tracker
+            self.stability = replace(self.stability, reading=reading_key(tracker))
 
     # -- announcing ------------------------------------------------------------------------------
     def _table_settled(self) -> bool:

@@ -65,6 +65,8 @@ class Track:
     anchor: tuple[float, float]
     flag_votes: tuple[tuple[bool, bool], ...] = ()
     classified_at: float = float("-inf")
+    #: When each of ``votes`` was cast (same order), so votes from a disturbed moment can be forgotten.
+    vote_times: tuple[float, ...] = ()
 
     def voted_candidates(self, top_k: int = 5) -> Candidates:
         """Mean probability per code over the vote window, best first (the committed code leads)."""
@@ -181,22 +183,55 @@ def update_with_readings(state: TrackerState, readings: list[TileReading], times
 
 
 def needs_classification(
-    track: Track | None, timestamp: float, refresh_seconds: float, config: TrackerConfig
+    track: Track | None,
+    timestamp: float,
+    refresh_seconds: float,
+    config: TrackerConfig,
+    quiet_since: float = float("-inf"),
 ) -> bool:
     """Whether a detection matched to ``track`` should be classified again this frame.
 
     New, unsettled, recently moved and stale tracks are classified; a settled tile that has not
-    moved keeps its votes, which saves most of the classifier's time on a steady table.
+    moved keeps its votes, which saves most of the classifier's time on a steady table. A tile not
+    classified since ``quiet_since`` (the table went quiet after something disturbed it) is
+    classified once more, so that :func:`forget_votes_before` leaves it a vote to be read by.
     """
     if track is None or len(track.votes) < config.vote_window or track.code is None:
         return True
-    if track.moved_at >= track.classified_at:
+    if track.moved_at >= track.classified_at or track.classified_at <= quiet_since:
         return True
     return timestamp - track.classified_at >= refresh_seconds
 
 
+def forget_votes_before(state: TrackerState, since: float) -> TrackerState:
+    """Each tile that has votes cast after ``since`` keeps only those, and its code is their vote.
+
+    Called with the moment the table last went quiet: a hand passing over the tiles is classified
+    too (a tile it half covers moves, or is refreshed), and with one vote per second on a settled
+    tile, outputs like "1s 0.42" for a flower under a finger would stay in its window for seconds
+    and reach the reading of the table. Tiles with no later vote keep theirs (better than none).
+    """
+    tracks = []
+    changed = False
+    for track in state.tracks:
+        keep = [i for i, at in enumerate(track.vote_times) if at > since]
+        if not keep or len(keep) == len(track.votes) or len(track.vote_times) != len(track.votes):
+            tracks.append(track)
+            continue
+        changed = True
+        kept = replace(
+            track,
+            votes=tuple(track.votes[i] for i in keep),
+            vote_times=tuple(track.vote_times[i] for i in keep),
+            code=None,
+        )
+        tracks.append(replace(kept, code=_commit_code(kept, state.config)))
+    return replace(state, tracks=tuple(tracks)) if changed else state
+
+
 def _new_track(track_id: int, observation: Observation, timestamp: float, config: TrackerConfig) -> Track:
     votes = (observation.candidates,) if observation.candidates else ()
+    vote_times = (timestamp,) if observation.candidates else ()
     detection = observation.detection
     track = Track(
         track_id=track_id,
@@ -210,6 +245,7 @@ def _new_track(track_id: int, observation: Observation, timestamp: float, config
         anchor=detection.center,
         flag_votes=((detection.rotated, detection.face_down),),
         classified_at=timestamp if observation.candidates else float("-inf"),
+        vote_times=vote_times,
     )
     return replace(track, code=_commit_code(track, config))
 
@@ -218,9 +254,11 @@ def _continue_track(track: Track, observation: Observation, timestamp: float, co
     detection = observation.detection
     moved = _shift(detection, track.anchor) > config.move_fraction
     votes = track.votes
+    vote_times = track.vote_times
     classified_at = track.classified_at
     if observation.candidates:
         votes = (votes + (observation.candidates,))[-config.vote_window :]
+        vote_times = (vote_times + (timestamp,))[-config.vote_window :]
         classified_at = timestamp
     flags = (track.flag_votes + ((detection.rotated, detection.face_down),))[-config.vote_window :]
     updated = replace(
@@ -233,6 +271,7 @@ def _continue_track(track: Track, observation: Observation, timestamp: float, co
         anchor=detection.center if moved else track.anchor,
         flag_votes=flags,
         classified_at=classified_at,
+        vote_times=vote_times,
     )
     return replace(updated, code=_commit_code(updated, config))
 
