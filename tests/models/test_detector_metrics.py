@@ -106,7 +106,7 @@ def test_table_photos_load_with_our_added_boxes_unless_asked_for_upstream_only()
     extra = {name: with_ours[name] - upstream[name] for name in with_ours
              if with_ours[name] != upstream[name]}
     assert extra == {name: len(added[name]) for name in added if name in with_ours}
-    assert sum(extra.values()) == 11
+    assert sum(extra.values()) == 12
 
 
 def test_a_malformed_added_boxes_line_names_its_file_and_line(tmp_path: Path) -> None:
