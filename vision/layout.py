@@ -37,8 +37,9 @@ TILE_ASPECT = 1.35
 GROUP_GAP = 0.4
 #: Neighbours along the row may be offset across it by at most this fraction of the tile height.
 ROW_BAND = 0.5
-#: Runs at most this many tile heights from the concealed row (across it) belong to the hand.
-HAND_REACH = 4.5
+#: Runs at most this many tile heights from the concealed row (across it) belong to the hand (with
+#: all five sets laid down, their third row lies up to 4.7 from the pair's standing tile).
+HAND_REACH = 5.0
 #: Runs in line with the concealed row (across it by at most this many tile heights) ...
 COLLINEAR = 0.45
 #: ... and at most this many tile widths beyond its end are part of it (gaps between its sets).
@@ -472,6 +473,15 @@ def _choose_concealed(runs: list[list[_Tile]]) -> list[list[int]]:
         return any(t.rotated for k in row for t in runs[k])
 
     score = {id(row): fits(row) for row in rows}
+    if not any(score.values()):
+        # With all five sets laid down only the pair's tile stands (the winning tile, its partner,
+        # lies across or apart): a lone upright tile is a row when the sets near it make 17.
+        for i, run in enumerate(runs):
+            if len(run) == 1 and run[0].plain and not run[0].rotated and not any(i in row for row in rows):
+                row = [i]
+                if fits(row) == 2:
+                    rows.append(row)
+                    score[id(row)] = 2
     rows.sort(key=lambda row: (score[id(row)] == 0, not sideways(row), -score[id(row)], -standing(row)))
     return rows
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hand_scenes import SceneTile, lay_out
+from hand_scenes import LONG, SHORT, Scene, SceneTile, lay_out
 
 from scoring.errors import InputError
 from vision.layout import estimate_row_direction, layout_tiles
@@ -76,6 +76,35 @@ def test_sets_laid_well_in_front_of_the_row_are_still_the_hand(angle):
     assert roles["meld"] == [["5z", "5z", "5z"]]
     assert roles["concealed_kong"] == [["9p"] * 4]
     assert roles["flowers"] == [["1f", "6f"]]
+
+
+def _pair_wait_with_five_sets_laid_down() -> Scene:
+    """Only the pair's tile stands; its partner, the winning tile, lies across in front of it; the
+    five sets lie in three rows further out (the third 4.8 tile heights from the standing tile)."""
+    scene = Scene([SceneTile("5p", 0.0, 0.0), SceneTile("5p", 0.0, LONG * 1.0, rotated=True)])
+    scene.winning_position = 1
+    rows = [(2.2, [["1m", "2m", "3m"], ["9p"] * 3]), (3.6, [["7z"] * 3, ["4s"] * 4]), (4.8, [["2z"] * 3])]
+    group = 0
+    for depth, sets in rows:
+        u = 0.0
+        for tiles in sets:
+            group += 1
+            for code in tiles:
+                scene.tiles.append(SceneTile(code, u, LONG * depth, role="meld", group=group))
+                u += SHORT
+            u += SHORT * 0.7
+    return scene
+
+
+@pytest.mark.parametrize("angle", [0, 35, 160])
+def test_a_lone_standing_tile_is_the_concealed_row_when_all_five_sets_are_laid_down(angle):
+    scene = _pair_wait_with_five_sets_laid_down()
+    layout = layout_tiles(scene.readings(angle_degrees=angle, jitter=0.5))
+    roles = _roles(layout, scene)
+    assert roles["concealed"] == [["5p", "5p"]]
+    assert sorted(map(tuple, roles["meld"])) == sorted(
+        [("1m", "2m", "3m"), ("9p",) * 3, ("7z",) * 3, ("4s",) * 4, ("2z",) * 3])
+    assert layout.winning_index == scene.winning_position
 
 
 def test_far_tiles_are_ignored_with_a_warning():
