@@ -129,8 +129,10 @@ def recorded(key: str) -> tuple[list[Observation], dict]:
 
 
 def test_recorded_r15_readings_of_the_same_tiles_after_a_sweep_announce_nothing():
-    """The same 20 tiles as announced, the same top codes, but runner-ups from the fingers: the
-    decoder may read another hand from them (it read 3 tai, not 4); the engine must not ask it."""
+    """The same 20 tiles as announced, the same top codes, but runner-ups from the fingers. The
+    decoder read 3 tai from them when they were recorded, and no winning hand after the layout
+    change of 22 Nov 15:24 (a "cleared" for a hand still on the table, and then no clear when the
+    tiles really go): either is a second answer for an untouched hand; the engine must not ask."""
     announced, context = recorded("announced")
     after_sweep, _ = recorded("after_sweep")
     engine = LiveEngine(None, None, PipelineHandReader("taiwan", None, context))  # type: ignore[arg-type]
