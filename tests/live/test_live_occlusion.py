@@ -132,7 +132,9 @@ def test_recorded_r15_readings_of_the_same_tiles_after_a_sweep_announce_nothing(
     """The same 20 tiles as announced, the same top codes, but runner-ups from the fingers. The
     decoder read 3 tai from them when they were recorded, and no winning hand after the layout
     change of 22 Nov 15:24 (a "cleared" for a hand still on the table, and then no clear when the
-    tiles really go): either is a second answer for an untouched hand; the engine must not ask."""
+    tiles really go): either is a second answer for an untouched hand; the engine must not ask.
+    (Since a tile read best as a flower stays a flower in the layout, they decode to the announced
+    hand again; the engine must still not depend on that.)"""
     announced, context = recorded("announced")
     after_sweep, _ = recorded("after_sweep")
     engine = LiveEngine(None, None, PipelineHandReader("taiwan", None, context))  # type: ignore[arg-type]

@@ -7,7 +7,7 @@ from hand_scenes import LONG, SHORT, Scene, SceneTile, lay_out
 
 from scoring.errors import InputError
 from vision.layout import estimate_row_direction, layout_tiles
-from vision.types import GroupRole
+from vision.types import GroupRole, TileReading
 
 CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
 MELDS = [("pung", ["5z", "5z", "5z"], False), ("kong", ["9p"] * 4, True)]
@@ -105,6 +105,20 @@ def test_a_lone_standing_tile_is_the_concealed_row_when_all_five_sets_are_laid_d
     assert sorted(map(tuple, roles["meld"])) == sorted(
         [("1m", "2m", "3m"), ("9p",) * 3, ("7z",) * 3, ("4s",) * 4, ("2z",) * 3])
     assert layout.winning_index == scene.winning_position
+
+
+def test_a_tile_read_best_as_a_flower_stays_a_flower_when_its_belief_is_split():
+    """Flowers touching a set, one read 2f at 0.49 with the rest on set tiles (a finger's blur, live):
+    grouped with the set it would make a four-tile "set" of 2f 1p 2p 3p that no hand can use."""
+    scene = lay_out(["2m", "3m", "4m", "2p", "3p", "4p", "5s", "5s", "5s", "7s", "7s", "8s", "9s"],
+                    [("chow", ["1p", "2p", "3p"], False)], ["2f", "5f", "6f"], "7s", set_gap=0.0)
+    readings = scene.readings(angle_degrees=20, jitter=0.5)
+    first_flower = next(i for i, t in enumerate(scene.tiles) if t.code == "2f")
+    readings[first_flower] = TileReading(readings[first_flower].detection,
+                                         (("2f", 0.49), ("2p", 0.3), ("1p", 0.21)))
+    roles = _roles(layout_tiles(readings), scene)
+    assert roles["flowers"] == [["2f", "5f", "6f"]]
+    assert roles["meld"] == [["1p", "2p", "3p"]]
 
 
 def test_far_tiles_are_ignored_with_a_warning():
