@@ -210,3 +210,19 @@ def test_a_flickering_tile_cannot_flip_the_announced_hand_but_a_lasting_change_c
     table.show(table.row(OTHER_HAND), 3.0)  # the pair really reads 9s 9s now, for good
     assert [event for _, event, _ in table.events] == [LiveEvent.HAND, LiveEvent.HAND]
     assert sorted(table.events[1][2]["hand"]["concealed"]) == sorted(OTHER_HAND)
+
+
+def test_a_faint_tile_that_spoils_the_hand_is_left_out_as_the_photo_mode_does():
+    """A tile kept under the detector's threshold (row completion) that makes 18 tiles: the reader
+    that knows the threshold reads the hand without it; one that does not, finds no hand."""
+    from vision.types import TileReading
+
+    row = [TileReading(o.detection, o.candidates) for o in (observation(i, c) for i, c in enumerate(HAND))]
+    x = 20 + 41 * len(HAND)
+    faint = TileReading(Detection((x, 100, x + 40, 156), 0.3), (("back", 0.9), ("5z", 0.1)))
+    readings = [*row, faint]
+    assert not PipelineHandReader(rules="taiwan")(readings).complete
+    outcome = PipelineHandReader(rules="taiwan", faint_below=0.5)(readings)
+    assert outcome.complete
+    assert sorted(outcome.document["hand"]["concealed"]) == sorted(HAND)
+    assert any("faint" in warning for warning in outcome.document["warnings"])

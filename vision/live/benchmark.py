@@ -87,11 +87,13 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
         directory = Path(folder)
         video, scene, times = build_video(directory, args)
         context = scene.hand.get("context", {})
-        reader = PipelineHandReader("taiwan", None, context, "benchmark")
+        detector = TileDetector()
+        faint_below = detector.score_threshold
+        reader = PipelineHandReader("taiwan", None, context, "benchmark", faint_below=faint_below)
         config = EngineConfig(
             stability=StabilityConfig(hold_seconds=args.hold), gate=GateConfig(enabled=not args.no_gate)
         )
-        engine = LiveEngine(TileDetector(), TileClassifier(), reader, config)
+        engine = LiveEngine(detector, TileClassifier(), reader, config)
         grabber = FrameGrabber(parse_source(str(video)), pace=Pace.LIVE).start()
         display = args.display or ("window" if has_screen() else "video")
         options = SessionOptions(
@@ -103,7 +105,8 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
             grabber,
             engine,
             rules_cycle=["taiwan"],
-            make_reader=lambda rules: PipelineHandReader(rules, None, context, "benchmark"),
+            make_reader=lambda rules: PipelineHandReader(rules, None, context, "benchmark",
+                                                         faint_below=faint_below),
             sink=EventSink(io.StringIO(), json_lines=True),
             options=options,
             hold_seconds=args.hold,

@@ -25,11 +25,15 @@ class PipelineHandReader:
     """A :data:`vision.live.engine.HandReader` bound to one rule set, table and win context.
 
     The rule set is loaded here, so a bad ``--rules`` fails at start-up rather than being taken
-    for "not a hand" at every steady moment.
+    for "not a hand" at every steady moment. ``faint_below`` is the detector's own threshold:
+    tiles scored under it were kept only because they continue a row, and, as ``taicam photo``
+    does, the hand is read again without them when it does not read with them (a gap between two
+    sets can look like a tile).
     """
 
     def __init__(
-        self, rules: Any = None, table: Any = None, context: Any = None, source_name: str = ""
+        self, rules: Any = None, table: Any = None, context: Any = None, source_name: str = "",
+        faint_below: float | None = None,
     ) -> None:
         from vision.pipeline import resolve_ruleset
 
@@ -37,6 +41,7 @@ class PipelineHandReader:
         self.table = table
         self.context = context
         self.source_name = source_name
+        self.faint_below = faint_below
 
     @property
     def rules_id(self) -> str:
@@ -45,9 +50,12 @@ class PipelineHandReader:
     def __call__(self, readings: list[TileReading]) -> HandOutcome:
         from vision.pipeline import read_readings
 
+        faint = ([i for i, r in enumerate(readings) if r.detection.score < self.faint_below]
+                 if self.faint_below is not None else [])
         try:
             result = read_readings(
-                readings, image=self.source_name, rules=self.ruleset, table=self.table, context=self.context
+                readings, image=self.source_name, rules=self.ruleset, table=self.table, context=self.context,
+                optional=faint,
             )
         except InputError as error:
             return HandOutcome(complete=False, document={}, signature="", reason=str(error))

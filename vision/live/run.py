@@ -106,17 +106,20 @@ def build_session(request: LiveRequest, detector: Any = None, classifier: Any = 
         rules = request.rules or getattr(request.table, "rules", None) or "taiwan"
         name = source.describe()
 
-        def make_reader(rules_spec: Any) -> PipelineHandReader:
-            from scoring import load_ruleset
-
-            ruleset = load_ruleset(rules_spec)
-            return PipelineHandReader(ruleset, table_for(request.table, ruleset), request.context, name)
-
-        reader = make_reader(rules)
         if detector is None:
             from vision.models.detector import TileDetector
 
             detector = TileDetector()
+        faint_below = getattr(detector, "score_threshold", None)
+
+        def make_reader(rules_spec: Any) -> PipelineHandReader:
+            from scoring import load_ruleset
+
+            ruleset = load_ruleset(rules_spec)
+            return PipelineHandReader(ruleset, table_for(request.table, ruleset), request.context, name,
+                                      faint_below=faint_below)
+
+        reader = make_reader(rules)
         if classifier is None:
             from vision.models.classifier import TileClassifier
 
