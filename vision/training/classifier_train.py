@@ -47,7 +47,7 @@ TEMPERATURE_RANGE = (0.1, 10.0)
 class TrainConfig:
     """Everything that changes the trained model (saved beside it)."""
 
-    steps: int = 3000
+    steps: int = 6000
     batch_size: int = 128
     learning_rate: float = 3e-3
     weight_decay: float = 5e-4
