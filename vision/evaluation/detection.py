@@ -211,14 +211,33 @@ def evaluate(predict: BoxPredictor, images: Iterable[TruthImage],
              iou_threshold: float = IOU_THRESHOLD) -> DetectionMetrics:
     """Run ``predict`` on every partly boxed table photo and count matches against its boxes
     (detections away from the boxed tiles are counted apart, :func:`judged_detections`)."""
+    images = list(images)
+    return score_predictions(predict_images(predict, images), images, iou_threshold)
+
+
+#: Each photo's predicted (boxes, scores), by path.
+Predictions = dict[Path, tuple[np.ndarray, np.ndarray]]
+
+
+def predict_images(predict: BoxPredictor, images: Iterable[TruthImage]) -> Predictions:
+    """``predict``'s (boxes, scores) for each photo, by path: one run scored against several truths."""
     import cv2
 
-    metrics = DetectionMetrics()
+    predictions: Predictions = {}
     for truth in images:
         image = cv2.imread(str(truth.path), cv2.IMREAD_COLOR)
         if image is None:
             raise OSError(f"cannot read {truth.path}")
-        boxes, scores = predict(image)
+        predictions[truth.path] = predict(image)
+    return predictions
+
+
+def score_predictions(predictions: Predictions, images: Iterable[TruthImage],
+                      iou_threshold: float = IOU_THRESHOLD) -> DetectionMetrics:
+    """Count each photo's predictions against its boxes (see :func:`add_partly_boxed`)."""
+    metrics = DetectionMetrics()
+    for truth in images:
+        boxes, scores = predictions[truth.path]
         add_partly_boxed(metrics, truth.path.name, boxes, scores, truth.boxes, iou_threshold)
     return metrics
 
@@ -366,10 +385,11 @@ def detector_report(detector: object, table_photos: Path | None, synthetic_scene
     report: dict[str, object] = {}
     if table_photos is not None:
         images = load_table_photos(table_photos, split=split)
-        report["table_photos"] = {"split": split, **evaluate(detector_predictor(detector), images).to_json()}
         upstream = load_table_photos(table_photos, split=split, added_boxes=None)
+        predictions = predict_images(detector_predictor(detector), images)
+        report["table_photos"] = {"split": split, **score_predictions(predictions, images).to_json()}
         report["table_photos_upstream_boxes_only"] = {
-            "split": split, **evaluate(detector_predictor(detector), upstream).to_json()}
+            "split": split, **score_predictions(predictions, upstream).to_json()}
     for manifest in manifests:
         metrics, flags = evaluate_manifest(detector, manifest)
         report[f"manifest:{manifest}"] = {**metrics.to_json(), **flags.to_json()}
