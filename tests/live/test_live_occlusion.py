@@ -8,7 +8,8 @@ a 4m5m6m chow), announced 4 s after the right 4 tai. Two rules answer it, each t
 
 * the same tiles (places and faces) as the announced hand are that hand, not read again
   (:mod:`vision.live.same_table`): pure tests, and the engine fed the readings recorded then
-  (``r15_sweep_readings.json``) with the real layout, decoder and scoring;
+  (``r15_sweep_readings.json``) with the real layout, decoder and scoring, as recorded and with a
+  misread tile whose runner-up (what the decoder corrects it by) changed under the fingers;
 * a steady table is read from the votes cast since it went quiet: the real scenario video
   (scene 12 at 1280x720, 30 fps, MJPG as a camera file) through the engine with the shipped
   models, every frame, announces once and clears once, and its re-read after the sweep is the hand.
@@ -148,3 +149,34 @@ def test_recorded_r15_readings_of_the_same_tiles_after_a_sweep_announce_nothing(
             t += 1 / 30
     assert [event for _, event, _ in events] == [LiveEvent.HAND], [(t, e) for t, e, _ in events]
     assert events[0][2]["score"]["total"] == 4
+
+
+def misread_4m(observations: list[Observation], runner_up: str) -> list[Observation]:
+    """The same observations with the 4m read as 5z first and ``runner_up`` second."""
+    out = []
+    for observation in observations:
+        if observation.candidates[0][0] == "4m":
+            others = "4m" if runner_up != "4m" else "6p"
+            observation = Observation(observation.detection, (("5z", 0.6), (runner_up, 0.35), (others, 0.05)))
+        out.append(observation)
+    return out
+
+
+def test_an_unchanged_table_is_not_re_read_even_when_its_runner_ups_would_decode_otherwise():
+    """The same tiles with the same top codes (a 4m misread 5z), but the runner-up that the decoder
+    corrects it by went from 4m (234m) to 1m (123m) under the fingers: read again, the table would
+    be a different hand. Unchanged places and faces keep the announced hand (same_table rule)."""
+    announced, context = recorded("announced")
+    after_sweep, _ = recorded("after_sweep")
+    engine = LiveEngine(None, None, PipelineHandReader("taiwan", None, context))  # type: ignore[arg-type]
+    events = []
+    t = 0.0
+    steps = ((misread_4m(announced, "4m"), 1.5), ([], 0.5), (misread_4m(after_sweep, "1m"), 2.0))
+    for observations, seconds in steps:
+        for _ in range(round(seconds * 30)):
+            update = engine.step(observations, t)
+            if update.event is not None:
+                events.append((round(t, 2), update.event, update.announced and update.announced.document))
+            t += 1 / 30
+    assert [event for _, event, _ in events] == [LiveEvent.HAND], [(t, e) for t, e, _ in events]
+    assert "4m" in events[0][2]["hand"]["concealed"]
