@@ -1,10 +1,10 @@
 """Train the tile detector from scratch and export ``models/detector.onnx``.
 
-    python scripts/train_detector.py                      # the shipped recipe (r7: ~40 min, 2 threads)
+    python scripts/train_detector.py                      # the recipe, from scratch (~70 min, 2 threads)
     python scripts/train_detector.py --steps 50 --output /tmp/det.onnx --synth-scenes 0
 
-The recipe lives in ``vision.training.detector``; this script only parses flags. The shipped model
-came from an earlier recipe (run r2, commit e268306); ``models/MODEL_CARD.md`` says how to rerun it.
+The recipe lives in ``vision.training.detector`` (its defaults are the recipe); this script only
+parses flags. ``models/MODEL_CARD.md`` says which run the shipped model is and how to rerun it.
 """
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ class DetectorTrainConfig:
 
     data_root: Path = DEFAULT_DATA_ROOT
     output: Path = Path("models/detector.onnx")
-    steps: int = 5000
+    steps: int = 9000
     batch_size: int = 8
     crop_size: int = 384
     input_size: int = 512
@@ -78,7 +78,7 @@ class DetectorTrainConfig:
     sideways_outline_weight: float = 5.0
     # Share of the synthetic draws taken from the scenes with face-down hand tiles (concealed kongs),
     # which are 1 render in 10 and whose backs r9 still misses; 0 draws as any other scene.
-    face_down_share: float = 0.0
+    face_down_share: float = 0.4
     synth_cache: Path | None = DEFAULT_SYNTH_CACHE
     seed: int = 20261122
     # Two threads on a quiet 2-core machine; pass 1 when another job shares it (two 2-thread jobs
@@ -321,7 +321,7 @@ def export_onnx(model: TileDetectorNet, path: Path, metadata: dict[str, str], in
     import onnx
     import onnxruntime as ort
 
-    model = copy.deepcopy(model).eval()
+    model = copy.deepcopy(model).eval().to(memory_format=torch.contiguous_format)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp.onnx")
     example = torch.rand(1, 3, input_size, input_size * 3 // 4 // 32 * 32 or 32)
@@ -442,6 +442,9 @@ def train_detector(config: DetectorTrainConfig, log: Callable[[str], None] = pri
     model = TileDetectorNet()
     if config.init_from is not None:
         load_weights(model, config.init_from, log)
+    # Channels-last runs this network's depthwise convolutions about 1.5x faster on the CPU
+    # (measured: 0.37 s against 0.57 s per batch of 8 on the 2-core machine).
+    model = model.to(memory_format=torch.channels_last)
     ema = copy.deepcopy(model).eval()
     for p in ema.parameters():
         p.requires_grad_(False)
@@ -466,7 +469,8 @@ def train_detector(config: DetectorTrainConfig, log: Callable[[str], None] = pri
         batch = collate(targets, views)
         for group in optimizer.param_groups:
             group["lr"] = _learning_rate(config, step)
-        loss, parts = detector_loss(model.raw_maps(batch["image"]), batch, config.sideways_outline_weight)
+        images = batch["image"].contiguous(memory_format=torch.channels_last)
+        loss, parts = detector_loss(model.raw_maps(images), batch, config.sideways_outline_weight)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 10.0)
