@@ -6,6 +6,8 @@ from pathlib import Path
 
 from vision.dataset.manifest import read_manifest
 from vision.evaluation.hands import (
+    HandOutcome,
+    HandsReport,
     evaluate_manifest,
     is_readable,
     match_labels,
@@ -39,6 +41,23 @@ def test_oracle_evaluation_of_the_samples():
     assert document["images"] == document["hands"] == len(read_manifest(SAMPLES / "manifest.jsonl"))
     assert document["exact_hand_rate_visible"] == 1.0 and document["tile_accuracy"] == 1.0
     assert document["failed_images"] == 0
+    assert document["answered_rate"] == 1.0 and document["score_right_when_answered"] == 1.0
+
+
+def test_honesty_counts_what_the_player_is_told():
+    """Right scores are counted among the scores given, and among those the report called sure."""
+    def outcome(right: bool, answered: bool, sure: bool) -> HandOutcome:
+        return HandOutcome(image="x.jpg", exact=right, exact_visible=right, score_agrees=right, tiles=17,
+                           tiles_correct=17, answered=answered, called_sure=sure)
+    report = HandsReport("told", [outcome(True, True, True), outcome(False, True, True),
+                                  outcome(True, True, False), outcome(False, False, False)])
+    document = report.to_json()
+    assert document["answered_rate"] == 0.75
+    assert document["score_right_when_answered"] == round(2 / 3, 4)
+    assert document["called_sure_rate"] == 0.5
+    assert document["score_right_when_called_sure"] == 0.5
+    unanswered = HandsReport("none", [outcome(False, False, False)]).to_json()
+    assert unanswered["score_right_when_called_sure"] is None
 
 
 def test_boxes_only_oracle_readings_leave_out_the_labelled_outlines():

@@ -55,6 +55,10 @@ class HandOutcome:
     seconds: float = 0.0
     has_hand: bool = True
     readable: bool = True
+    # What the player is told: a score (``answered``) and whether the report calls it sure enough
+    # (``score_stable``: no plausible reading, winning tile or hidden tile changes the total).
+    answered: bool = False
+    called_sure: bool = False
 
 
 @dataclass
@@ -74,6 +78,8 @@ class HandsReport:
             return round(float(np.mean(values)), 4) if values else None
 
         tiles = sum(o.tiles for o in outcomes)
+        answered = [o for o in hands if o.answered]
+        sure = [o for o in answered if o.called_sure]
         errors = Counter((o.error or "").split(":")[0].split(" (")[0] for o in outcomes if o.error)
         return {
             "name": self.name,
@@ -85,6 +91,11 @@ class HandsReport:
             "readable_hands": len(readable),
             "exact_hand_rate_readable": rate([o.exact_visible for o in readable]),
             "score_agreement_readable": rate([o.score_agrees for o in readable]),
+            # Honesty: how often a score given, and a score called sure, is the right total.
+            "answered_rate": rate([o.answered for o in hands]),
+            "score_right_when_answered": rate([o.score_agrees for o in answered]),
+            "called_sure_rate": rate([o.called_sure for o in hands]),
+            "score_right_when_called_sure": rate([o.score_agrees for o in sure]),
             "tile_accuracy": round(sum(o.tiles_correct for o in outcomes) / tiles, 4) if tiles else None,
             "tiles": tiles,
             "failed_images": sum(1 for o in outcomes if o.error),
@@ -218,13 +229,16 @@ def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracl
     labelled = [i for i, t in enumerate(record.tiles) if t.role != "distractor"]
     correct = sum(1 for i in labelled if i in matches and codes[matches[i]] == record.tiles[i].code)
     exact = exact_visible = agrees = False
+    answered = result is not None and result.score is not None
+    called_sure = answered and result.report is not None and result.report.score_stable
     if result is not None and truth is not None:
         exact = same_hand(result.hand, truth)
         exact_visible = same_hand(result.hand, truth, hide_concealed_faces=True)
         agrees = result.score is not None and result.score.total == _truth_total(truth, rules)
     return HandOutcome(image=image, exact=exact, exact_visible=exact_visible, score_agrees=agrees,
                        tiles=len(labelled), tiles_correct=correct, error=error, seconds=seconds,
-                       has_hand=truth is not None, readable=is_readable(record))
+                       has_hand=truth is not None, readable=is_readable(record),
+                       answered=answered, called_sure=called_sure)
 
 
 def is_readable(record: Any) -> bool:
