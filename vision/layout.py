@@ -392,6 +392,10 @@ def _hand_runs(frame: _Frame, runs: list[list[_Tile]]) -> list[list[_Tile]]:
     keep = [run for _, run in rows]
     spans = [frame.along(t) for _, run in rows for t in run]
     for across, run in taken:
+        beside = any(abs(a - across) <= 0.6 and _near_end(run, o, frame) for a, o in rows)
+        if _backs_only(run) == 2 and beside:
+            keep.append(run)  # two backs at the end of a row of sets: a concealed kong, half found
+            continue
         if len(run) != 1:
             continue  # a set (kept above), or two discards touching
         tile = run[0]
@@ -415,6 +419,18 @@ def _hand_runs(frame: _Frame, runs: list[list[_Tile]]) -> list[list[_Tile]]:
         if in_line or within:
             keep.append(run)
     return keep
+
+
+def _backs_only(run: list[_Tile]) -> int:
+    """How many backs the run holds when, flowers aside, it holds nothing else (else 0)."""
+    rest = [t for t in run if not t.flower]
+    return len(rest) if rest and all(t.back for t in rest) else 0
+
+
+def _near_end(run: list[_Tile], row: list[_Tile], frame: _Frame) -> bool:
+    """Whether ``run`` lies along ``row`` close to one of its ends (within 2.2 tile widths)."""
+    ends = (frame.along(row[0]), frame.along(row[-1]))
+    return min(abs(frame.along(t) - end) for t in run for end in ends) <= 2.2
 
 
 def _row_like(run: list[_Tile]) -> bool:
@@ -575,7 +591,7 @@ def _reflower(run: list[_Tile]) -> list[_Tile]:
     return run
 
 
-def _exposed_groups(runs: list[list[_Tile]], warnings: list[str]) -> tuple[list[TileGroup], list[int]]:
+def _exposed_groups(runs: list[list[_Tile]]) -> tuple[list[TileGroup], list[int]]:
     """Flowers out of every run; the rest are exposed sets or concealed kongs (by their backs)."""
     groups: list[TileGroup] = []
     flowers: list[int] = []
@@ -603,11 +619,38 @@ def _exposed_groups(runs: list[list[_Tile]], warnings: list[str]) -> tuple[list[
             pending.extend(pieces)
         else:
             groups.append(TileGroup(GroupRole.MELD, tuple(t.index for t in rest)))
-    if stray:
-        warnings.append(f"{len(stray)} tile(s) near the hand belong to no set and were ignored")
     if flowers:
         groups.append(TileGroup(GroupRole.FLOWERS, tuple(flowers)))
     return groups, stray
+
+
+#: Backs of a concealed kong the detector may miss some of (plain coloured blocks at a group's end).
+PARTIAL_KONG_BACKS = (2, 3)
+
+
+def _partial_kong(groups: list[TileGroup], stray: list[int], near: list[list[_Tile]], standing: int,
+                  warnings: list[str]) -> tuple[list[TileGroup], list[int]]:
+    """Two or three backs in a run of their own near the hand become a concealed kong when the hand
+    is exactly one set short. A concealed kong lies as four backs (or two backs around two faces), and
+    the backs are the tiles the detector misses most; a stray run of backs is otherwise a piece of
+    wall, so this happens only when the tile count asks for one more set and one such run is there."""
+    sets = sum(_sets_of(g) for g in groups)
+    if standing != 17 - 3 * (sets + 1):
+        return groups, stray
+    loose = set(stray)
+    candidates = []
+    for run in near:
+        indices = [t.index for t in run if not t.flower]
+        if _backs_only(run) in PARTIAL_KONG_BACKS and loose.issuperset(indices):
+            candidates.append(tuple(indices))
+    if len(candidates) != 1:
+        return groups, stray
+    kong = candidates[0]
+    warnings.append(f"a concealed kong was read from {len(kong)} backs; its other {4 - len(kong)} "
+                    "were not found in the photo")
+    at = next((k for k, g in enumerate(groups) if g.role is GroupRole.FLOWERS), len(groups))
+    groups = groups[:at] + [TileGroup(GroupRole.CONCEALED_KONG, kong)] + groups[at:]
+    return groups, [i for i in stray if i not in kong]
 
 
 def _sets_of(group: TileGroup) -> int:
@@ -667,12 +710,15 @@ def layout_tiles(readings: list[TileReading]) -> Layout:
     return layout_candidates(readings, limit=1)[0]
 
 
-def layout_candidates(readings: list[TileReading], limit: int = 3) -> list[Layout]:
+def layout_candidates(readings: list[TileReading], limit: int = 3,
+                      complete_kongs: bool = False) -> list[Layout]:
     """Up to ``limit`` layouts, most plausible first, differing in which row is the concealed one.
 
     Two rows can both fit the tile count (four standing tiles and ten exposed in a row in front of
     them, or the other way round); only the tiles' faces can tell, so the decoder tries them in
-    order and keeps the first that reads as a legal winning hand.
+    order and keeps the first that reads as a legal winning hand. ``complete_kongs`` reads two or
+    three backs as a concealed kong whose other backs were not found, when the hand is one set short
+    (:func:`_partial_kong`); a photo may, the camera should not (the player may still be laying it).
     """
     if not readings:
         raise InputError("no tiles found in the photo")
@@ -681,16 +727,17 @@ def layout_candidates(readings: list[TileReading], limit: int = 3) -> list[Layou
     if sum(t.face_down for t in tiles) * 2 > len(tiles) and not any(_plain(r) >= 2 for r in runs):
         raise InputError("the concealed tiles are face-down (Ting?); turn them face up to read the hand")
     rows = _choose_concealed(runs)
-    layouts = [_layout_for(readings, runs, rows[0])]
+    layouts = [_layout_for(readings, runs, rows[0], complete_kongs)]
     for row in rows[1:limit]:
         try:
-            layouts.append(_layout_for(readings, runs, row))
+            layouts.append(_layout_for(readings, runs, row, complete_kongs))
         except InputError:
             continue  # an unlikely reading of the rows that makes no sense; the first one stands
     return layouts
 
 
-def _layout_for(readings: list[TileReading], runs: list[list[_Tile]], row: list[int]) -> Layout:
+def _layout_for(readings: list[TileReading], runs: list[list[_Tile]], row: list[int],
+                complete_kongs: bool = False) -> Layout:
     concealed = [t for k in row for t in runs[k]]
     frame = _Frame.of(concealed)
     concealed.sort(key=lambda t: float(np.array([t.x, t.y]) @ frame.direction))
@@ -705,11 +752,15 @@ def _layout_for(readings: list[TileReading], runs: list[list[_Tile]], row: list[
     winning, source = _winning_tile(concealed, frame, near, warnings)
     if source is not None:
         near = [r for r in near if r is not source]
-    groups, stray = _exposed_groups(near, warnings)
+    groups, stray = _exposed_groups(near)
     by_index = {t.index: t for run in runs for t in run}
     lying = int(source is not None)
     standing = sum(1 for t in concealed if not t.flower or t.flower_p < SURE_FLOWER) + lying
     groups, dropped = _fit_count(groups, standing, by_index, frame)
+    if complete_kongs:
+        groups, stray = _partial_kong(groups, stray, near, standing, warnings)
+    if stray:
+        warnings.append(f"{len(stray)} tile(s) near the hand belong to no set and were ignored")
     if dropped:
         warnings.append(f"{len(dropped)} tile(s) touching in front of the hand were taken for discards or a "
                         "wall, not sets (the tile count fits without them)")

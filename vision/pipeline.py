@@ -177,7 +177,7 @@ def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any, con
     inferred reads the same. The first layout's error is the one reported if none reads."""
     first_error: InputError | None = None
     with_unseen: tuple[Layout, HandReading] | None = None
-    for layout in layout_candidates(readings):
+    for layout in layout_candidates(readings, complete_kongs=infer_unseen):
         try:
             decoded = decode_hand(readings, layout, rules=rules, table=table, context=context,
                                   infer_unseen=infer_unseen)

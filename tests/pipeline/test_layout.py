@@ -6,7 +6,9 @@ import pytest
 from hand_scenes import LONG, SHORT, Scene, SceneTile, lay_out
 
 from scoring.errors import InputError
-from vision.layout import estimate_row_direction, layout_tiles
+from scoring.tiles import sorted_codes
+from vision.layout import estimate_row_direction, layout_candidates, layout_tiles
+from vision.pipeline import read_readings
 from vision.types import GroupRole, TileReading
 
 CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
@@ -56,6 +58,37 @@ def test_concealed_kong_is_found_by_its_face_down_tiles(backs):
     layout = layout_tiles(scene.readings(angle_degrees=75))
     kongs = [g for g in layout.groups if g.role is GroupRole.CONCEALED_KONG]
     assert len(kongs) == 1 and sorted(kongs[0].tile_indices) == [14, 15, 16, 17]
+
+
+@pytest.mark.parametrize("found", [2, 3])
+def test_a_concealed_kong_with_backs_not_found_is_read_when_the_hand_is_one_set_short(found):
+    """Kong backs are what the detector misses most; two or three of them complete the hand."""
+    scene = lay_out(CONCEALED, MELDS, [], "3m", kong_backs="all")
+    kong = [k for k, t in enumerate(scene.tiles) if t.role == "concealed_kong"]
+    readings = scene.readings(angle_degrees=30, jitter=1.0)
+    seen = [r for k, r in enumerate(readings) if k not in kong[found:]]
+    layout = layout_candidates(seen, complete_kongs=True)[0]
+    kongs = [g for g in layout.groups if g.role is GroupRole.CONCEALED_KONG]
+    assert len(kongs) == 1 and len(kongs[0].tile_indices) == found
+    assert any("read from" in w for w in layout.warnings)
+    assert not any("belong to no set" in w for w in layout.warnings)
+    plain = layout_candidates(seen)[0]
+    assert not any(g.role is GroupRole.CONCEALED_KONG for g in plain.groups)
+    hand = read_readings(seen, image="kong.jpg", rules="taiwan", infer_unseen=True).hand
+    assert hand["concealed"] == sorted_codes(CONCEALED + ["3m"])
+    assert [(m["kind"], m["concealed"]) for m in hand["melds"]] == [("pung", False), ("kong", True)]
+
+
+def test_two_backs_beside_a_complete_hand_stay_a_piece_of_wall():
+    """The rule asks the tile count: with every set there, stray backs are not a kong."""
+    scene = lay_out(CONCEALED, MELDS, [], "3m")
+    end = max(t.u for t in scene.tiles if t.v > LONG / 2)  # the end of the row of sets
+    wall = [SceneTile("1z", end + (2 + k) * SHORT, LONG * 1.25, face_down=True) for k in range(2)]
+    scene.tiles += wall
+    layout = layout_candidates(scene.readings(angle_degrees=0), complete_kongs=True)[0]
+    kongs = [g for g in layout.groups if g.role is GroupRole.CONCEALED_KONG]
+    assert len(kongs) == 1 and len(kongs[0].tile_indices) == 4
+    assert any("2 tile(s) near the hand belong to no set" in w for w in layout.warnings)
 
 
 def test_flowers_in_their_own_row_and_touching_sets_stay_one_run():
