@@ -547,6 +547,13 @@ def _winning_tile(concealed: list[_Tile], frame: _Frame, others: list[list[_Tile
     return None, None
 
 
+def _lone_back(run: list[_Tile]) -> int | None:
+    """Where the run's one back lies, when the faces on each side of it make whole sets."""
+    at = next(k for k, t in enumerate(run) if t.back)
+    pieces = [len(run[:at]), len(run[at + 1:])]
+    return at if len(run) >= 4 and all(n == 0 or _composable(n) for n in pieces) else None
+
+
 def _kong_split(run: list[_Tile]) -> tuple[list[_Tile], list[list[_Tile]]] | None:
     """A concealed kong (4 tiles, some face-down) inside a longer run: (kong, the pieces left)."""
     backs = [k for k, t in enumerate(run) if t.back]
@@ -607,7 +614,13 @@ def _exposed_groups(runs: list[list[_Tile]]) -> tuple[list[TileGroup], list[int]
         if len(rest) < 3 or (backs and len(rest) != 4 and backs == len(rest)):
             stray.extend(t.index for t in rest)
             continue
-        if backs and len(rest) == 4:
+        lone_back = _lone_back(rest) if backs == 1 else None
+        if lone_back is not None:
+            # A concealed kong shows two backs or four; one back beside sets of faces is a gap or
+            # shadow taken for a tile (a faint detection), so the faces are sets of their own.
+            stray.append(rest[lone_back].index)
+            pending.extend(piece for piece in (rest[:lone_back], rest[lone_back + 1:]) if piece)
+        elif backs and len(rest) == 4:
             groups.append(TileGroup(GroupRole.CONCEALED_KONG, tuple(t.index for t in rest)))
         elif backs:
             split = _kong_split(rest)

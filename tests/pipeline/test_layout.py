@@ -91,6 +91,21 @@ def test_two_backs_beside_a_complete_hand_stay_a_piece_of_wall():
     assert any("2 tile(s) near the hand belong to no set" in w for w in layout.warnings)
 
 
+@pytest.mark.parametrize("where", ["after", "between"])
+def test_one_back_beside_a_pung_is_not_a_concealed_kong(where):
+    """A concealed kong shows two backs or four: a lone back touching sets of faces is a gap or a
+    shadow the detector took for a tile (seen on held-out renders: an exposed 3m pung read as a kong)."""
+    melds = [("pung", ["5z", "5z", "5z"], False), ("pung", ["9p", "9p", "9p"], False)]
+    scene = lay_out(CONCEALED, melds, [], "3m", set_gap=1.0)  # a gap of one tile between the sets
+    end = max(t.u for t in scene.tiles if t.v > LONG / 2)
+    back = end + SHORT if where == "after" else 3 * SHORT
+    scene.tiles.append(SceneTile("1z", back, LONG * 1.25, face_down=True))
+    layout = layout_tiles(scene.readings(angle_degrees=25, jitter=1.0))
+    assert not any(g.role is GroupRole.CONCEALED_KONG for g in layout.groups)
+    assert sorted(_roles(layout, scene)["meld"]) == [["5z"] * 3, ["9p"] * 3]
+    assert len(scene.tiles) - 1 in layout.ignored
+
+
 def test_flowers_in_their_own_row_and_touching_sets_stay_one_run():
     melds = [("chow", ["3s", "4s", "5s"], False), ("pung", ["7m", "7m", "7m"], False)]
     scene = lay_out(["1m", "1m", "5p", "6p", "7p", "2z", "2z"], melds, ["2f", "3f", "5f"], "2z",
