@@ -138,17 +138,23 @@ def test_recorded_r15_readings_of_the_same_tiles_after_a_sweep_announce_nothing(
     hand again; the engine must still not depend on that.)"""
     announced, context = recorded("announced")
     after_sweep, _ = recorded("after_sweep")
+    events = replay(context, ((announced, 1.5), ([], 0.5), (after_sweep, 2.0)))  # the hand hides all
+    assert [event for _, event, _ in events] == [LiveEvent.HAND], [(t, e) for t, e, _ in events]
+    assert events[0][2]["score"]["total"] == 4
+
+
+def replay(context: dict, phases) -> list[tuple[float, LiveEvent, dict | None]]:
+    """Feed each phase's observations to a fresh engine at 30 frames/s for its seconds; the events."""
     engine = LiveEngine(None, None, PipelineHandReader("taiwan", None, context))  # type: ignore[arg-type]
     events = []
     t = 0.0
-    for observations, seconds in ((announced, 1.5), ([], 0.5), (after_sweep, 2.0)):  # the hand hides all
+    for observations, seconds in phases:
         for _ in range(round(seconds * 30)):
             update = engine.step(observations, t)
             if update.event is not None:
                 events.append((round(t, 2), update.event, update.announced and update.announced.document))
             t += 1 / 30
-    assert [event for _, event, _ in events] == [LiveEvent.HAND], [(t, e) for t, e, _ in events]
-    assert events[0][2]["score"]["total"] == 4
+    return events
 
 
 def misread_4m(observations: list[Observation], runner_up: str) -> list[Observation]:
@@ -168,15 +174,7 @@ def test_an_unchanged_table_is_not_re_read_even_when_its_runner_ups_would_decode
     be a different hand. Unchanged places and faces keep the announced hand (same_table rule)."""
     announced, context = recorded("announced")
     after_sweep, _ = recorded("after_sweep")
-    engine = LiveEngine(None, None, PipelineHandReader("taiwan", None, context))  # type: ignore[arg-type]
-    events = []
-    t = 0.0
-    steps = ((misread_4m(announced, "4m"), 1.5), ([], 0.5), (misread_4m(after_sweep, "1m"), 2.0))
-    for observations, seconds in steps:
-        for _ in range(round(seconds * 30)):
-            update = engine.step(observations, t)
-            if update.event is not None:
-                events.append((round(t, 2), update.event, update.announced and update.announced.document))
-            t += 1 / 30
+    phases = ((misread_4m(announced, "4m"), 1.5), ([], 0.5), (misread_4m(after_sweep, "1m"), 2.0))
+    events = replay(context, phases)
     assert [event for _, event, _ in events] == [LiveEvent.HAND], [(t, e) for t, e, _ in events]
     assert "4m" in events[0][2]["hand"]["concealed"]
