@@ -392,8 +392,8 @@ def _hand_runs(frame: _Frame, runs: list[list[_Tile]]) -> list[list[_Tile]]:
     keep = [run for _, run in rows]
     spans = [frame.along(t) for _, run in rows for t in run]
     for across, run in taken:
-        beside = any(abs(a - across) <= 0.6 and _near_end(run, o, frame) for a, o in rows)
-        if _backs_only(run) == 2 and beside:
+        if _backs_only(run) == 2 and any(abs(a - across) <= 0.6 and _near_end(run, o, frame)
+                                         for a, o in rows):
             keep.append(run)  # two backs at the end of a row of sets: a concealed kong, half found
             continue
         if len(run) != 1:
