@@ -1,8 +1,9 @@
 """Train the tile classifier from scratch and export it: ``python scripts/train_classifier.py``.
 
 Writes ``models/classifier.onnx`` and ``models/classifier.labels.json`` (codes, calibration
-temperature, recipe). Fixed seed; 39 minutes on 2 busy shared CPU cores with the defaults. The recipe
-lives in ``vision.training.classifier_train``; this file only parses options.
+temperature, recipe). Fixed seed; the shipped model took 35 minutes with ``--threads 2`` on an idle
+2-core machine (the default, one thread, suits a shared one). The recipe lives in
+``vision.training.classifier_train``; this file only parses options.
 """
 
 from __future__ import annotations
