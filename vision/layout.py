@@ -58,6 +58,9 @@ HAND_SPAN = 14.0
 LONG_RUN = 8
 #: Probability mass on flower codes above which a tile is taken for a flower when grouping.
 FLOWER_MASS = 0.5
+#: How far along a row of sets (tile widths, centre to the nearest end tile's centre) a tile lying in
+#: line with it still belongs to it: the winning tile set apart, a flower, a kong's last backs.
+SET_END_REACH = 2.2
 
 
 @dataclass(frozen=True)
@@ -405,7 +408,7 @@ def _hand_runs(frame: _Frame, runs: list[list[_Tile]]) -> list[list[_Tile]]:
         # In line with the concealed row or a row of sets, and close to its end (not far along it).
         here = frame.along(tile)
         # A sure flower may lie a little further from the sets' end: players set flowers apart.
-        reach = FLOWER_APART if tile.flower_p >= SURE_FLOWER else 2.2
+        reach = FLOWER_APART if tile.flower_p >= SURE_FLOWER else SET_END_REACH
         in_line = (abs(across) <= 0.5 and frame.position(tile)[0] <= 3.0) or any(
             abs(a - across) <= 0.6 and _alike(tile, o)
             and min(abs(here - frame.along(o[0])), abs(here - frame.along(o[-1]))) <= reach
@@ -430,9 +433,9 @@ def _backs_only(run: list[_Tile]) -> int:
 
 
 def _near_end(run: list[_Tile], row: list[_Tile], frame: _Frame) -> bool:
-    """Whether ``run`` lies along ``row`` close to one of its ends (within 2.2 tile widths)."""
+    """Whether ``run`` lies along ``row`` close to one of its ends (within SET_END_REACH)."""
     ends = (frame.along(row[0]), frame.along(row[-1]))
-    return min(abs(frame.along(t) - end) for t in run for end in ends) <= 2.2
+    return min(abs(frame.along(t) - end) for t in run for end in ends) <= SET_END_REACH
 
 
 def _row_like(run: list[_Tile]) -> bool:
