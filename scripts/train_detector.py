@@ -41,6 +41,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="share of rendered draws from scenes with face-down hand tiles")
     parser.add_argument("--learning-rate", type=float, default=defaults.learning_rate,
                         help="peak learning rate (lower it to train on from --init-from)")
+    parser.add_argument("--early-crop-share", type=float, default=defaults.early_crop_share,
+                        help="share of the steps trained on smaller crops (--early-crop-size) first")
+    parser.add_argument("--early-crop-size", type=int, default=defaults.early_crop_size,
+                        help="crop side of the early steps (a multiple of 32)")
     parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument("--threads", type=int, default=defaults.threads)
     args = parser.parse_args(argv)
@@ -53,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
                                  sideways_outline_weight=args.sideways_outline_weight,
                                  synth_cache=args.synth_cache,
                                  face_down_share=args.face_down_share, learning_rate=args.learning_rate,
+                                 early_crop_share=args.early_crop_share,
+                                 early_crop_size=args.early_crop_size,
                                  seed=args.seed, threads=args.threads,
                                  init_from=args.init_from)
     if args.rethreshold:

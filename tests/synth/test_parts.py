@@ -11,7 +11,7 @@ from vision.dataset.crops import VALIDATION_SETS
 from vision.synth.bodies import Body, tile_axes
 from vision.synth.camera import distort_image, distort_points, orbit_camera
 from vision.synth.faces import FACE_SIZE, face_styles, fill_missing
-from vision.synth.procedural import available_fonts, procedural_style
+from vision.synth.procedural import SetLook, available_fonts, draw_face, procedural_style
 
 
 def test_procedural_sets_draw_all_42_distinct_faces() -> None:
@@ -24,6 +24,24 @@ def test_procedural_sets_draw_all_42_distinct_faces() -> None:
         for j in range(i + 1, len(faces)):
             difference = np.abs(faces[i].astype(int) - faces[j].astype(int)).mean()
             assert difference > 2.0, (FACE_CODES[i], FACE_CODES[j])
+
+
+def test_procedural_flower_pictures_do_not_tell_the_faces_apart() -> None:
+    # Only the number and the name may name a flower or season: drawn from the same random state,
+    # two faces share their picture (the lower half), so a model cannot learn the picture instead.
+    look = SetLook(np.random.default_rng(5))
+    plum, spring = (draw_face(code, look, np.random.default_rng(11)) for code in ("1f", "5f"))
+    lower = FACE_SIZE[1] // 2
+    assert np.array_equal(plum[lower:], spring[lower:])
+    assert np.abs(plum[:lower].astype(int) - spring[:lower].astype(int)).mean() > 2.0
+    # The number sits left on some faces and right on others, as real sets print it.
+    sides = set()
+    for seed in range(12):
+        face = draw_face("3f", look, np.random.default_rng(seed)).astype(int)
+        top = face[: FACE_SIZE[1] // 6]
+        ink = np.abs(top - np.median(top, axis=(0, 1))).sum(axis=2) > 60
+        sides.add(bool(ink[:, : FACE_SIZE[0] // 2].sum() > ink[:, FACE_SIZE[0] // 2:].sum()))
+    assert sides == {True, False}
 
 
 def test_training_styles_mix_sources_and_validation_styles_are_held_out_sets() -> None:

@@ -157,3 +157,16 @@ def test_temperature_is_fitted_on_table_photo_calibration_groups_only() -> None:
     images, labels = calibration_samples()
     assert len(images) == len(labels) == expected > 100
     assert {record.split for record in records} >= {"train", "val", "test"}
+
+
+def test_procedural_flowers_are_mixed_into_flower_draws_only() -> None:
+    real = [Sample(np.full((STORE.height, STORE.width, 3), 10, np.uint8), CLASS_INDEX[code], "real-crop")
+            for code in ("8f", "1m")]
+    stream = AugmentedCrops(real, seed=6, procedural_flower_share=0.5)
+    winters = [stream._source(CLASS_INDEX["8f"]) for _ in range(200)]
+    drawn = [w for w in winters if not (w == 10).all()]
+    assert 60 < len(drawn) < 140
+    assert all(w.shape == (STORE.height, STORE.width, 3) for w in drawn)
+    # Each drawn winter comes from a fresh set: no two are alike.
+    assert len({w.tobytes() for w in drawn}) == len(drawn)
+    assert all((stream._source(CLASS_INDEX["1m"]) == 10).all() for _ in range(50))

@@ -67,7 +67,7 @@ def available_fonts() -> list[str]:
     return sorted(p.name for p in FONTS_DIR.glob("*.ttf"))
 
 
-class _Look:
+class SetLook:
     """The random choices that make one set look like one set."""
 
     def __init__(self, rng: np.random.Generator) -> None:
@@ -95,12 +95,17 @@ class _Look:
 
 def procedural_style(rng: np.random.Generator, name: str) -> FaceStyle:
     """Draw all 42 faces of one random-looking set."""
-    look = _Look(rng)
+    look = SetLook(rng)
     faces = {code: [draw_face(code, look, rng)] for code in FACE_CODES}
     return loaded_style(name, "train", faces, look.ivory)
 
 
-def draw_face(code: str, look: _Look, rng: np.random.Generator) -> np.ndarray:
+def random_face(code: str, rng: np.random.Generator) -> np.ndarray:
+    """``code`` drawn in a fresh random set's look (training data that never repeats a set)."""
+    return draw_face(code, SetLook(rng), rng)
+
+
+def draw_face(code: str, look: SetLook, rng: np.random.Generator) -> np.ndarray:
     w, h = FACE_SIZE[0] * _SCALE, FACE_SIZE[1] * _SCALE
     canvas = np.empty((h, w, 3), np.uint8)
     canvas[:] = look.ivory
@@ -120,20 +125,25 @@ def draw_face(code: str, look: _Look, rng: np.random.Generator) -> np.ndarray:
             colour = {"6z": look.green, "7z": look.red}.get(code, wind_ink)
             canvas = _draw_text(canvas, [(_HONOUR_TEXT[code], colour, 0.52, 0.62)], look)
     else:
-        _draw_flower_motif(canvas, rank, look, rng)
-        name_colour = look.black if rank <= 4 else look.blue
-        canvas = _draw_text(canvas, [(_FLOWER_TEXT[code], name_colour, 0.2, 0.22)], look, x=0.72)
+        _draw_flower_motif(canvas, look, rng)
+        # Sets print the number left and the name right, or the other way round (set-297 does both:
+        # flowers one way, seasons the other), in any ink: only the two together name the face.
+        number_left = bool(rng.random() < 0.5)
+        name_colour = (look.black, look.blue, look.red, look.green)[int(rng.integers(0, 4))]
+        canvas = _draw_text(canvas, [(_FLOWER_TEXT[code], name_colour, 0.2, 0.22)], look,
+                            x=0.72 if number_left else 0.28)
     if look.corner_index and suit in "mps":
         canvas = _draw_index(canvas, str(rank), look.index_colour)
     elif look.corner_index and code in _HONOUR_INDEX:
         canvas = _draw_index(canvas, _HONOUR_INDEX[code], look.index_colour)
     if suit == "f":
-        canvas = _draw_index(canvas, str((rank - 1) % 4 + 1), look.red, left=True)
+        number_colour = look.red if rng.random() < 0.6 else (look.black, look.blue)[int(rng.integers(0, 2))]
+        canvas = _draw_index(canvas, str((rank - 1) % 4 + 1), number_colour, left=number_left)
     return cv2.resize(canvas, FACE_SIZE, interpolation=cv2.INTER_AREA)
 
 
 def _draw_text(canvas: np.ndarray, parts: list[tuple[str, tuple[int, int, int], float, float]],
-               look: _Look, x: float = 0.5) -> np.ndarray:
+               look: SetLook, x: float = 0.5) -> np.ndarray:
     """Draw (text, colour, centre-y fraction, height fraction) glyphs centred at ``x``."""
     if not look.font:
         return canvas
@@ -160,7 +170,7 @@ def _draw_index(canvas: np.ndarray, text: str, colour: tuple[int, int, int],
     return canvas
 
 
-def _dot_colour(rank: int, index: int, look: _Look) -> tuple[int, int, int]:
+def _dot_colour(rank: int, index: int, look: SetLook) -> tuple[int, int, int]:
     if rank == 1:
         return look.red
     if rank in (2, 8):
@@ -172,7 +182,7 @@ def _dot_colour(rank: int, index: int, look: _Look) -> tuple[int, int, int]:
     return (look.blue, look.green)[index % 2] if rank in (4, 6) else look.blue
 
 
-def _draw_dots(canvas: np.ndarray, rank: int, look: _Look) -> None:
+def _draw_dots(canvas: np.ndarray, rank: int, look: SetLook) -> None:
     h, w = canvas.shape[:2]
     radius = {1: 0.36, 2: 0.19, 3: 0.16, 4: 0.17, 5: 0.15, 6: 0.13, 7: 0.11, 8: 0.1, 9: 0.12}[rank] * w
     for index, (fx, fy) in enumerate(_DOT_LAYOUTS[rank]):
@@ -195,7 +205,7 @@ def _draw_dots(canvas: np.ndarray, rank: int, look: _Look) -> None:
             cv2.circle(canvas, centre, int(r * 1.12), look.green, max(2, r // 10), cv2.LINE_AA)
 
 
-def _draw_bamboo(canvas: np.ndarray, rank: int, look: _Look, rng: np.random.Generator) -> None:
+def _draw_bamboo(canvas: np.ndarray, rank: int, look: SetLook, rng: np.random.Generator) -> None:
     h, w = canvas.shape[:2]
     if rank == 1:
         _draw_bird(canvas, look)
@@ -217,7 +227,7 @@ def _draw_bamboo(canvas: np.ndarray, rank: int, look: _Look, rng: np.random.Gene
                  cv2.LINE_AA)
 
 
-def _draw_bird(canvas: np.ndarray, look: _Look) -> None:
+def _draw_bird(canvas: np.ndarray, look: SetLook) -> None:
     """A simple standing bird (the 1 of bamboo): body, head, tail, legs."""
     h, w = canvas.shape[:2]
     body_axes = (int(w * 0.26), int(h * 0.14))
@@ -234,7 +244,7 @@ def _draw_bird(canvas: np.ndarray, look: _Look) -> None:
                  cv2.LINE_AA)
 
 
-def _draw_white_dragon(canvas: np.ndarray, look: _Look) -> None:
+def _draw_white_dragon(canvas: np.ndarray, look: SetLook) -> None:
     h, w = canvas.shape[:2]
     if look.corner_index:  # many Taiwanese sets leave it a plain frame
         cv2.rectangle(canvas, (int(w * 0.16), int(h * 0.14)), (int(w * 0.84), int(h * 0.86)), look.blue,
@@ -246,26 +256,32 @@ def _draw_white_dragon(canvas: np.ndarray, look: _Look) -> None:
                       int(w * 0.02), cv2.LINE_AA)
 
 
-def _draw_flower_motif(canvas: np.ndarray, rank: int, look: _Look, rng: np.random.Generator) -> None:
-    """A small painted plant: a stem, leaves and blossoms whose number and colour depend on the face."""
+def _draw_flower_motif(canvas: np.ndarray, look: SetLook, rng: np.random.Generator) -> None:
+    """A small painted plant with random stems, leaves and blossoms, the same for every flower face.
+
+    The picture says nothing about which flower or season it is (real sets draw anything there), so
+    a model trained on these must read the number and the name. Up to the sixth session the motif
+    depended on the face, and the classifier learned the picture: it read set-297's winter (8f) as
+    spring (5f) at 0.97 on the real crop.
+    """
     h, w = canvas.shape[:2]
-    base = (int(w * 0.45), int(h * 0.9))
-    top = (int(w * (0.4 + 0.05 * (rank % 3))), int(h * 0.35))
-    cv2.line(canvas, base, top, look.green, max(3, w // 40), cv2.LINE_AA)
-    for k in range(2 + rank % 3):
-        t = 0.3 + 0.18 * k
-        px = int(base[0] + (top[0] - base[0]) * t)
-        py = int(base[1] + (top[1] - base[1]) * t)
-        side = 1 if k % 2 else -1
-        cv2.ellipse(canvas, (px + side * w // 10, py), (w // 9, w // 24), side * 30, 0, 360, look.green, -1,
-                    cv2.LINE_AA)
-    blossom = (look.red, look.blue, look.red, look.green, look.red, look.blue, look.red, look.blue)[rank - 1]
-    n_blossoms = 1 + (rank % 4)
-    for k in range(n_blossoms):
-        cx = int(top[0] + w * 0.12 * np.cos(k * 2.1 + rank))
-        cy = int(top[1] + h * 0.08 * np.sin(k * 2.1 + rank))
-        r = int(w * (0.07 + 0.02 * (rank % 2)))
-        for angle in np.linspace(0, 2 * np.pi, 5, endpoint=False):
-            cv2.circle(canvas, (int(cx + r * 0.8 * np.cos(angle)), int(cy + r * 0.8 * np.sin(angle))),
-                       max(2, int(r * 0.6)), blossom, -1, cv2.LINE_AA)
-        cv2.circle(canvas, (cx, cy), max(2, int(r * 0.35)), (40, 200, 230), -1, cv2.LINE_AA)
+    base = (int(w * rng.uniform(0.35, 0.65)), int(h * rng.uniform(0.85, 0.93)))
+    for _ in range(int(rng.integers(1, 3))):
+        top = (int(w * rng.uniform(0.3, 0.7)), int(h * rng.uniform(0.35, 0.55)))
+        cv2.line(canvas, base, top, look.green, max(3, w // 40), cv2.LINE_AA)
+        for k in range(int(rng.integers(1, 5))):
+            t = rng.uniform(0.2, 0.8)
+            px = int(base[0] + (top[0] - base[0]) * t)
+            py = int(base[1] + (top[1] - base[1]) * t)
+            side = 1 if k % 2 else -1
+            cv2.ellipse(canvas, (px + side * w // 10, py), (int(w * rng.uniform(0.07, 0.14)), w // 24),
+                        side * float(rng.uniform(10, 60)), 0, 360, look.green, -1, cv2.LINE_AA)
+        blossom = (look.red, look.blue, look.green, look.black)[int(rng.choice(4, p=(0.55, 0.2, 0.1, 0.15)))]
+        for _ in range(int(rng.integers(0, 5))):
+            cx = int(top[0] + w * rng.uniform(-0.15, 0.15))
+            cy = int(top[1] + h * rng.uniform(-0.1, 0.1))
+            r = int(w * rng.uniform(0.06, 0.1))
+            for angle in np.linspace(0, 2 * np.pi, int(rng.integers(4, 7)), endpoint=False):
+                cv2.circle(canvas, (int(cx + r * 0.8 * np.cos(angle)), int(cy + r * 0.8 * np.sin(angle))),
+                           max(2, int(r * 0.6)), blossom, -1, cv2.LINE_AA)
+            cv2.circle(canvas, (cx, cy), max(2, int(r * 0.35)), (40, 200, 230), -1, cv2.LINE_AA)

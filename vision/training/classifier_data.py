@@ -10,6 +10,10 @@ Sources (all read from ``../shared/data`` or the project's own manifests, never 
   see ``vision.training.classifier_pseudo``);
 - procedurally drawn tile backs (plain coloured bodies, as on Taiwanese automatic tables), because
   the shared data holds a single piece of back art;
+- procedurally drawn flowers and seasons (``TrainConfig.procedural_flower_share`` of their draws):
+  each from a fresh random set whose picture says nothing about the face, so only the number and
+  the name can tell them apart. The real data holds 8 flower crops per physical set and a model
+  trained on them alone learns the pictures (set-297's winter read as spring at 0.97);
 - optionally (``TrainConfig.synth_scenes``, off in the shipped recipe) crops of rendered training
   scenes (:func:`synthetic_samples`), drawn for :data:`SYNTH_SHARE` of a face class's samples.
 
@@ -35,6 +39,7 @@ from vision.dataset.crops import load_labelled_crops
 from vision.dataset.manifest import image_path, read_manifest
 from vision.dataset.paths import REPO_ROOT, shared_data_dir
 from vision.models.classifier import DEFAULT_INPUT_SIZE, InputSize, crop_detection, preprocess_crops
+from vision.synth.procedural import random_face
 from vision.training.classifier_labels import resolve_image
 from vision.types import Detection
 
@@ -263,7 +268,7 @@ class AugmentedCrops:
     """Draws class-balanced, augmented batches from the source samples (and procedural backs)."""
 
     def __init__(self, samples: list[Sample], seed: int, synth_share: float = SYNTH_SHARE,
-                 size: InputSize = DEFAULT_INPUT_SIZE) -> None:
+                 size: InputSize = DEFAULT_INPUT_SIZE, procedural_flower_share: float = 0.0) -> None:
         self.samples = samples
         self.size = size
         self.rng = np.random.default_rng(seed)
@@ -275,6 +280,8 @@ class AugmentedCrops:
         self.back_label = CLASS_INDEX["back"]
         self.classes = sorted(set(self.by_class) | set(self.synth_by_class) | {self.back_label})
         self.synth_share = synth_share
+        self.procedural_flower_share = procedural_flower_share
+        self.flower_labels = {CLASS_INDEX[code] for code in VISION_CODES if code.endswith("f")}
 
     def batch(self, size: int) -> tuple[np.ndarray, np.ndarray]:
         """``size`` augmented crops (preprocessed NCHW float32) and their labels."""
@@ -291,6 +298,8 @@ class AugmentedCrops:
             return self.samples[synth[int(self.rng.integers(len(synth)))]].image
         if label == self.back_label and (not stored or self.rng.random() < 0.8):
             return procedural_back(self.rng, self.size)
+        if label in self.flower_labels and self.rng.random() < self.procedural_flower_share:
+            return _store(random_face(VISION_CODES[label], self.rng), self.size)
         if synth and (not stored or self.rng.random() < self.synth_share):
             return self.samples[synth[int(self.rng.integers(len(synth)))]].image
         # Real photos first: art is a minority so the model learns real sets, not clean drawings.

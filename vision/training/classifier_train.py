@@ -60,6 +60,9 @@ class TrainConfig:
     # against 87.2%) and fewer held-out crops (97.1%); see models/MODEL_CARD.md.
     synth_scenes: int = 0
     synth_seed: int = 4242  # differs from the evaluation renders (val split, seed 90210)
+    # Share of a flower's or season's draws that are procedurally drawn faces of fresh random sets
+    # (``vision.training.classifier_data``): 0 up to the sixth session.
+    procedural_flower_share: float = 0.0
     # Real-crop sets the shipped model did not train on (they were its first calibration data);
     # kept out so the defaults reproduce the shipped weights.
     exclude_crop_sets: tuple[str, ...] = ("set-542-green-flowers", "set-587-white-green")
@@ -123,7 +126,8 @@ def train_classifier(config: TrainConfig, log: Callable[[str], None] = print,
             samples += synthetic_samples(config.synth_scenes, config.synth_seed, size)
             log(f"rendered {config.synth_scenes} training scenes {time.time() - start:.0f}s")
     log(f"sources: {describe_sources(samples)}; input {size.height}x{size.width}")
-    stream = AugmentedCrops(samples, seed=config.seed, size=size)
+    stream = AugmentedCrops(samples, seed=config.seed, size=size,
+                            procedural_flower_share=config.procedural_flower_share)
     # Channels-last: about 1.3x faster per step on the 2-core CPU (0.23 s against 0.29 s, batch 128).
     model = TileNet(len(VISION_CODES)).to(memory_format=torch.channels_last)
     optimiser = torch.optim.AdamW(

@@ -65,6 +65,11 @@ class DetectorTrainConfig:
     steps: int = 9000
     batch_size: int = 8
     crop_size: int = 384
+    # Progressive crops: the first ``early_crop_share`` of the steps train on smaller crops at the
+    # same tile scale (less context around each tile), which cost 0.155 s a batch against 0.34 s on
+    # the 2-core CPU; the rest on full crops, so the stride-32 context is learned last at full size.
+    early_crop_size: int = 256
+    early_crop_share: float = 0.0
     input_size: int = 512
     learning_rate: float = 2e-3
     weight_decay: float = 5e-4
@@ -183,6 +188,11 @@ def collate(targets: list[DetectorTargets], images: list[np.ndarray]) -> dict[st
         "outline_known": torch.from_numpy(np.concatenate([t.outline_known for t in targets])),
         "corners": torch.from_numpy(np.concatenate([t.corners for t in targets])),
     }
+
+
+def crop_size_at(config: DetectorTrainConfig, step: int) -> int:
+    """The crop side for ``step``: small crops first (cheap steps), full crops for the rest."""
+    return config.early_crop_size if step < config.early_crop_share * config.steps else config.crop_size
 
 
 def _learning_rate(config: DetectorTrainConfig, step: int) -> float:
@@ -461,11 +471,12 @@ def train_detector(config: DetectorTrainConfig, log: Callable[[str], None] = pri
     for step in range(config.steps):
         model.train()
         views, targets = [], []
+        crop_size = crop_size_at(config, step)
         for _ in range(config.batch_size):
             source = draw_source(rng, config, real, synth, face_down_scenes)
-            view = random_view(source, rng, config.crop_size, config.input_size)
+            view = random_view(source, rng, crop_size, config.input_size)
             views.append(view.image)
-            targets.append(encode_targets(view, config.crop_size))
+            targets.append(encode_targets(view, crop_size))
         batch = collate(targets, views)
         for group in optimizer.param_groups:
             group["lr"] = _learning_rate(config, step)
