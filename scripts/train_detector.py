@@ -1,6 +1,6 @@
 """Train the tile detector from scratch and export ``models/detector.onnx``.
 
-    python scripts/train_detector.py                      # the recipe, from scratch (~65 min, 2 threads)
+    python scripts/train_detector.py                      # the recipe, from scratch (~78 min, 2 threads)
     python scripts/train_detector.py --steps 50 --output /tmp/det.onnx --synth-scenes 0
 
 The recipe lives in ``vision.training.detector`` (its defaults are the recipe); this script only

@@ -15,6 +15,7 @@ from vision.models.detector import TileDetector, decode_maps, turned_against_the
 from vision.training.detector import (  # noqa: E402
     DetectorTrainConfig,
     collate,
+    crop_size_at,
     detector_loss,
     draw_source,
     load_weights,
@@ -371,3 +372,10 @@ def test_a_sideways_tiles_outline_error_can_count_more() -> None:
     weights = np.where(np.arange(len(outline_errors)) == sideways, 5.0, 1.0)
     assert weighted["outline"] == pytest.approx(np.average(outline_errors, weights=weights), rel=1e-5)
     assert weighted["outline"] > plain["outline"]
+
+
+def test_the_first_steps_train_on_smaller_crops() -> None:
+    config = DetectorTrainConfig(steps=100, crop_size=384, early_crop_size=256, early_crop_share=0.6)
+    sizes = [crop_size_at(config, step) for step in range(100)]
+    assert sizes[:60] == [256] * 60 and sizes[60:] == [384] * 40
+    assert {crop_size_at(replace(config, early_crop_share=0.0), step) for step in range(100)} == {384}
