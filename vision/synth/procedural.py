@@ -261,8 +261,7 @@ def _draw_flower_motif(canvas: np.ndarray, look: SetLook, rng: np.random.Generat
 
     The picture says nothing about which flower or season it is (real sets draw anything there), so
     a model trained on these must read the number and the name. Up to the sixth session the motif
-    depended on the face, and the classifier learned the picture: it read set-297's winter (8f) as
-    spring (5f) at 0.97 on the real crop.
+    depended on the face, which would have taught a model the picture instead.
     """
     h, w = canvas.shape[:2]
     base = (int(w * rng.uniform(0.35, 0.65)), int(h * rng.uniform(0.85, 0.93)))
