@@ -410,8 +410,7 @@ def _hand_runs(frame: _Frame, runs: list[list[_Tile]]) -> list[list[_Tile]]:
         # A sure flower may lie a little further from the sets' end: players set flowers apart.
         reach = FLOWER_APART if tile.flower_p >= SURE_FLOWER else SET_END_REACH
         in_line = (abs(across) <= 0.5 and frame.position(tile)[0] <= 3.0) or any(
-            abs(a - across) <= 0.6 and _alike(tile, o)
-            and min(abs(here - frame.along(o[0])), abs(here - frame.along(o[-1]))) <= reach
+            abs(a - across) <= 0.6 and _alike(tile, o) and _near_end([tile], o, frame, reach)
             for a, o in rows)
         # A lone flower starting a second row of sets lines up with the start (or end) of the rows.
         offset = min(abs(here - min(spans)), abs(here - max(spans))) if spans else math.inf
@@ -432,10 +431,10 @@ def _backs_only(run: list[_Tile]) -> int:
     return len(rest) if rest and all(t.back for t in rest) else 0
 
 
-def _near_end(run: list[_Tile], row: list[_Tile], frame: _Frame) -> bool:
-    """Whether ``run`` lies along ``row`` close to one of its ends (within SET_END_REACH)."""
+def _near_end(run: list[_Tile], row: list[_Tile], frame: _Frame, reach: float = SET_END_REACH) -> bool:
+    """Whether ``run`` lies along ``row`` within ``reach`` tile widths of one of its ends."""
     ends = (frame.along(row[0]), frame.along(row[-1]))
-    return min(abs(frame.along(t) - end) for t in run for end in ends) <= SET_END_REACH
+    return min(abs(frame.along(t) - end) for t in run for end in ends) <= reach
 
 
 def _row_like(run: list[_Tile]) -> bool:
