@@ -41,6 +41,7 @@ from vision.decode import HandReading, LegalReading, decode_hand
 from vision.geometry import intersection_area, merged_outline, outline_iou
 from vision.imageio import ArraySource, PhotoSource
 from vision.layout import face_outline, layout_candidates, row_angle
+from vision.outline_views import second_outlines
 from vision.types import Detection, GroupRole, Layout, TileReading
 
 #: Long side of the image the detector sees (it letterboxes further to its own input size).
@@ -322,11 +323,12 @@ class PhotoPipeline:
         in_crop = [_rescale(d, factor) for d in detections]
         # Cut each face out along its outline, not the whole axis-aligned box; a boxes-only model's
         # faces are turned along the rows.
-        faces = in_crop
+        # A tile cut at a slant against its neighbours is read a second time, squared onto them.
+        faces, seconds = in_crop, second_outlines(in_crop)
         if any(d.quad is None for d in in_crop):
             angle = row_angle(in_crop)
-            faces = [replace(d, quad=face_outline(d, angle)) for d in in_crop]
-        readings = self.classifier.classify(crop_image, faces, top_k=TOP_K)
+            faces, seconds = [replace(d, quad=face_outline(d, angle)) for d in in_crop], None
+        readings = self.classifier.classify(crop_image, faces, top_k=TOP_K, second_outlines=seconds)
         timings["classify"] = time.perf_counter() - started - timings["load"] - timings["detect"]
         return [TileReading(_rescale(d, 1.0 / crop_scale), r.candidates)
                 for d, r in zip(in_crop, readings, strict=True)]

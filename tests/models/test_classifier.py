@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -27,6 +28,7 @@ from vision.models.classifier import (
     crop_detection,
     preprocess_crops,
 )
+from vision.outline_views import turned_quad
 from vision.types import Detection
 
 needs_crops = pytest.mark.skipif(not (shared_data_dir() / "crops-labelled").is_dir(),
@@ -134,6 +136,25 @@ def test_classify_cuts_upright_sideways_and_quad_tiles(classifier: TileClassifie
     assert [reading.detection for reading in readings] == detections
     assert [reading.code for reading in readings] == codes
     assert all(len(reading.candidates) == 3 for reading in readings)
+
+
+@needs_crops
+def test_a_second_outline_averages_the_two_cuts_logits(classifier: TileClassifier, validation_crops) -> None:
+    """A tile given a second cut is read from both (mean logits, then the temperature); the others
+    are read as without one."""
+    by_code = {code: image for image, code in validation_crops}
+    canvas, detections = _canvas_with_tiles([by_code[code] for code in ("3m", "7f", "6z")])
+    slanted = turned_quad(detections[2].quad, 25.0)
+    readings = classifier.classify(canvas, detections, top_k=43, second_outlines=[None, None, slanted])
+    alone = classifier.classify(canvas, detections, top_k=43)
+    assert readings[:2] == alone[:2]
+    cuts = [crop_detection(canvas, detection, classifier.input_size)
+            for detection in (detections[2], replace(detections[2], quad=slanted))]
+    mean = classifier.logits(cuts).mean(axis=0, keepdims=True) / classifier.temperature
+    expected = np.exp(mean - mean.max()) / np.exp(mean - mean.max()).sum()
+    got = dict(readings[2].candidates)
+    assert np.allclose([got[code] for code in classifier.labels], expected[0], atol=1e-5)
+    assert readings[2].candidates != alone[2].candidates
 
 
 def test_crop_of_a_sideways_box_is_turned_upright() -> None:

@@ -22,7 +22,7 @@ An empty table withdraws the hand once it has stayed empty for the hold time.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any, Protocol
@@ -49,6 +49,7 @@ from vision.live.tracker import (
     needs_classification,
     update_tracks,
 )
+from vision.outline_views import Quad, second_outlines
 from vision.types import Detection, TileReading
 
 
@@ -58,7 +59,8 @@ class Detector(Protocol):
 
 class Classifier(Protocol):
     def classify(
-        self, image_bgr: np.ndarray, detections: list[Detection], top_k: int = 5
+        self, image_bgr: np.ndarray, detections: list[Detection], top_k: int = 5,
+        second_outlines: Sequence[Quad | None] | None = None,
     ) -> list[TileReading]: ...
 
 
@@ -195,8 +197,11 @@ class LiveEngine:
                 quiet_since,
             )
         ]
+        # Squared second cuts need every tile's neighbours, so they are found before the subset.
+        seconds = second_outlines(detections)
         readings = self.classifier.classify(
-            image_bgr, [detections[d] for d in to_classify], top_k=self.config.tracker.top_k
+            image_bgr, [detections[d] for d in to_classify], top_k=self.config.tracker.top_k,
+            second_outlines=[seconds[d] for d in to_classify],
         )
         candidates: dict[int, tuple[tuple[str, float], ...]] = {
             d: reading.candidates for d, reading in zip(to_classify, readings, strict=True)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -36,6 +36,7 @@ import numpy as np
 from scoring.errors import InputError
 from scoring.tiles import VISION_CODES
 from vision.models import create_session, models_dir, resolve_model_path
+from vision.outline_views import Quad
 from vision.types import Detection, TileReading
 
 DEFAULT_MODEL_NAME = "classifier.onnx"
@@ -207,13 +208,25 @@ class TileClassifier:
         return [self._top_k(row, top_k) for row in self.probabilities(crops)]
 
     def classify(
-        self, image_bgr: np.ndarray, detections: list[Detection], top_k: int = 5
+        self, image_bgr: np.ndarray, detections: list[Detection], top_k: int = 5,
+        second_outlines: Sequence[Quad | None] | None = None,
     ) -> list[TileReading]:
-        """One reading per detection, in the same order."""
+        """One reading per detection, in the same order.
+
+        ``second_outlines`` (one per detection, None for most) are other cuts of the same tiles
+        (``vision.outline_views``): where one is given, the tile's logits are the mean of both cuts'.
+        """
         crops = [crop_detection(image_bgr, detection, self.input_size) for detection in detections]
-        ranked = self.classify_crops(crops, top_k)
-        pairs = zip(detections, ranked, strict=True)
-        return [TileReading(detection, candidates) for detection, candidates in pairs]
+        seconds = [] if second_outlines is None else [
+            (index, crop_detection(image_bgr, replace(detections[index], quad=quad), self.input_size))
+            for index, quad in enumerate(second_outlines) if quad is not None]
+        logits = self.logits(crops + [crop for _, crop in seconds])
+        rows = logits[:len(crops)]
+        for offset, (index, _) in enumerate(seconds):
+            rows[index] = (rows[index] + logits[len(crops) + offset]) / 2
+        probabilities = softmax(rows / self.temperature)
+        pairs = zip(detections, probabilities, strict=True)
+        return [TileReading(detection, self._top_k(row, top_k)) for detection, row in pairs]
 
     def _top_k(self, row: np.ndarray, top_k: int) -> tuple[tuple[str, float], ...]:
         order = np.argsort(-row)[: max(1, top_k)]
