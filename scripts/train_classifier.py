@@ -40,6 +40,9 @@ def main(argv: list[str]) -> int:
                         help="rendered training scenes cut into crops (0: real crops, photos and art only)")
     parser.add_argument("--procedural-flower-share", type=float, default=defaults.procedural_flower_share,
                         help="share of flower and season draws drawn procedurally in fresh random sets")
+    parser.add_argument("--all-crop-sets", action="store_true",
+                        help="also train on the crop sets the defaults leave out "
+                             f"({', '.join(defaults.exclude_crop_sets)})")
     parser.add_argument("--no-table-photos", action="store_true",
                         help="train without our table-photo labels (the first, pre-annotation model)")
     parser.add_argument("--calibrate-only", action="store_true",
@@ -50,7 +53,8 @@ def main(argv: list[str]) -> int:
     config = TrainConfig(steps=args.steps, batch_size=args.batch_size, seed=args.seed, threads=args.threads,
                          include_table_photos=not args.no_table_photos, synth_scenes=args.synth_scenes,
                          input_height=args.input_height,
-                         procedural_flower_share=args.procedural_flower_share)
+                         procedural_flower_share=args.procedural_flower_share,
+                         exclude_crop_sets=() if args.all_crop_sets else defaults.exclude_crop_sets)
     try:
         size = config.input_size
     except ValueError as error:

@@ -44,6 +44,18 @@ def test_procedural_flower_pictures_do_not_tell_the_faces_apart() -> None:
     assert sides == {True, False}
 
 
+def test_a_procedural_flower_can_show_a_given_picture_under_its_own_name_and_number() -> None:
+    look = SetLook(np.random.default_rng(5))
+    picture = np.zeros((60, 50, 3), np.uint8)
+    picture[:, :, 1] = 200  # a green field, easy to find
+    plum, spring = (draw_face(code, look, np.random.default_rng(11), picture) for code in ("1f", "5f"))
+    height, width = FACE_SIZE[1], FACE_SIZE[0]
+    middle = plum[int(height * 0.5):int(height * 0.9), int(width * 0.2):int(width * 0.8)].astype(int)
+    assert np.abs(middle - (0, 200, 0)).max() < 30
+    top = height // 3
+    assert np.abs(plum[:top].astype(int) - spring[:top].astype(int)).mean() > 2.0
+
+
 def test_training_styles_mix_sources_and_validation_styles_are_held_out_sets() -> None:
     train = face_styles("train")
     kinds = {style.name.split(":")[0] for style in train}

@@ -170,3 +170,18 @@ def test_procedural_flowers_are_mixed_into_flower_draws_only() -> None:
     # Each drawn winter comes from a fresh set: no two are alike.
     assert len({w.tobytes() for w in drawn}) == len(drawn)
     assert all((stream._source(CLASS_INDEX["1m"]) == 10).all() for _ in range(50))
+
+
+def test_procedural_flowers_show_the_picture_of_a_real_flower_tile() -> None:
+    """The picture under a drawn flower's name comes from a real flower crop (of any face), never
+    from another suit's tile or from art."""
+    green = np.zeros((STORE.height, STORE.width, 3), np.uint8)
+    green[:, :, 1] = 200
+    real = [Sample(green, CLASS_INDEX["2f"], "real-crop"),
+            Sample(np.full((STORE.height, STORE.width, 3), 10, np.uint8), CLASS_INDEX["1m"], "real-crop"),
+            Sample(np.full((STORE.height, STORE.width, 3), 250, np.uint8), CLASS_INDEX["6f"], "art-fluffy")]
+    stream = AugmentedCrops(real, seed=7, procedural_flower_share=1.0)
+    for _ in range(10):
+        winter = stream._source(CLASS_INDEX["8f"]).astype(int)
+        middle = winter[STORE.height // 2:STORE.height * 9 // 10, STORE.width // 4:STORE.width * 3 // 4]
+        assert np.abs(middle - (0, 200, 0)).max() < 40

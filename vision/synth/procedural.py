@@ -100,12 +100,19 @@ def procedural_style(rng: np.random.Generator, name: str) -> FaceStyle:
     return loaded_style(name, "train", faces, look.ivory)
 
 
-def random_face(code: str, rng: np.random.Generator) -> np.ndarray:
-    """``code`` drawn in a fresh random set's look (training data that never repeats a set)."""
-    return draw_face(code, SetLook(rng), rng)
+def random_face(code: str, rng: np.random.Generator, picture: np.ndarray | None = None) -> np.ndarray:
+    """``code`` drawn in a fresh random set's look (training data that never repeats a set).
+
+    ``picture`` (BGR, flowers and seasons only) replaces the painted plant: see :func:`draw_face`.
+    """
+    return draw_face(code, SetLook(rng), rng, picture)
 
 
-def draw_face(code: str, look: SetLook, rng: np.random.Generator) -> np.ndarray:
+def draw_face(code: str, look: SetLook, rng: np.random.Generator,
+              picture: np.ndarray | None = None) -> np.ndarray:
+    """One face of a set with ``look``. A flower or season shows ``picture`` where given (the
+    picture part of a real flower tile, of any face), else a painted plant; its name and number
+    are drawn above it either way."""
     w, h = FACE_SIZE[0] * _SCALE, FACE_SIZE[1] * _SCALE
     canvas = np.empty((h, w, 3), np.uint8)
     canvas[:] = look.ivory
@@ -125,7 +132,10 @@ def draw_face(code: str, look: SetLook, rng: np.random.Generator) -> np.ndarray:
             colour = {"6z": look.green, "7z": look.red}.get(code, wind_ink)
             canvas = _draw_text(canvas, [(_HONOUR_TEXT[code], colour, 0.52, 0.62)], look)
     else:
-        _draw_flower_motif(canvas, look, rng)
+        if picture is not None:
+            _paste_picture(canvas, picture)
+        else:
+            _draw_flower_motif(canvas, look, rng)
         # Sets print the number left and the name right, or the other way round (set-297 does both:
         # flowers one way, seasons the other), in any ink: only the two together name the face.
         number_left = bool(rng.random() < 0.5)
@@ -254,6 +264,20 @@ def _draw_white_dragon(canvas: np.ndarray, look: SetLook) -> None:
                       int(w * 0.035), cv2.LINE_AA)
         cv2.rectangle(canvas, (int(w * 0.24), int(h * 0.2)), (int(w * 0.76), int(h * 0.8)), look.blue,
                       int(w * 0.02), cv2.LINE_AA)
+
+
+#: Where a flower's picture goes on the face (fractions of width and height): below the name and
+#: number, which sit in the top third on real sets.
+PICTURE_AREA = (0.08, 0.36, 0.92, 0.95)
+
+
+def _paste_picture(canvas: np.ndarray, picture: np.ndarray) -> None:
+    """``picture`` scaled into :data:`PICTURE_AREA` of ``canvas``."""
+    h, w = canvas.shape[:2]
+    left, right = round(PICTURE_AREA[0] * w), round(PICTURE_AREA[2] * w)
+    top, bottom = round(PICTURE_AREA[1] * h), round(PICTURE_AREA[3] * h)
+    canvas[top:bottom, left:right] = cv2.resize(picture, (right - left, bottom - top),
+                                                interpolation=cv2.INTER_AREA)
 
 
 def _draw_flower_motif(canvas: np.ndarray, look: SetLook, rng: np.random.Generator) -> None:

@@ -264,6 +264,13 @@ def augment(image: np.ndarray, rng: np.random.Generator, size: InputSize = DEFAU
     return view
 
 
+#: Sources whose flower crops lend their picture to procedural flowers (real tiles, not art).
+REAL_PICTURE_SOURCES = ("real-crop", "pseudo-crop", "table-photo")
+#: The picture part of a stored flower crop (left, top, right, bottom as fractions): below the
+#: name and number in the top third, inside the crop's margin.
+PICTURE_CROP = (0.08, 0.38, 0.92, 0.94)
+
+
 class AugmentedCrops:
     """Draws class-balanced, augmented batches from the source samples (and procedural backs)."""
 
@@ -282,6 +289,8 @@ class AugmentedCrops:
         self.synth_share = synth_share
         self.procedural_flower_share = procedural_flower_share
         self.flower_labels = {CLASS_INDEX[code] for code in VISION_CODES if code.endswith("f")}
+        self.real_flowers = [i for i, sample in enumerate(samples) if sample.label in self.flower_labels
+                             and sample.source in REAL_PICTURE_SOURCES]
 
     def batch(self, size: int) -> tuple[np.ndarray, np.ndarray]:
         """``size`` augmented crops (preprocessed NCHW float32) and their labels."""
@@ -291,6 +300,20 @@ class AugmentedCrops:
             views.append(augment(self._source(int(label)), self.rng, self.size))
         return preprocess_crops(views, size=self.size), labels.astype(np.int64)
 
+    def _flower_picture(self) -> np.ndarray | None:
+        """The picture part of a random real flower or season crop, of any face (None: there are none).
+
+        Procedural flowers carry it instead of a painted plant. The picture then says nothing about
+        the face, so only the drawn name and number do; painted plants alone (run c2, model card)
+        looked like dots and cost 9p reads on table photos.
+        """
+        if not self.real_flowers:
+            return None
+        image = self.samples[self.real_flowers[int(self.rng.integers(len(self.real_flowers)))]].image
+        h, w = image.shape[:2]
+        left, top, right, bottom = PICTURE_CROP
+        return image[int(top * h):int(bottom * h), int(left * w):int(right * w)]
+
     def _source(self, label: int) -> np.ndarray:
         stored = self.by_class.get(label, [])
         synth = self.synth_by_class.get(label, [])
@@ -299,7 +322,7 @@ class AugmentedCrops:
         if label == self.back_label and (not stored or self.rng.random() < 0.8):
             return procedural_back(self.rng, self.size)
         if label in self.flower_labels and self.rng.random() < self.procedural_flower_share:
-            return _store(random_face(VISION_CODES[label], self.rng), self.size)
+            return _store(random_face(VISION_CODES[label], self.rng, self._flower_picture()), self.size)
         if synth and (not stored or self.rng.random() < self.synth_share):
             return self.samples[synth[int(self.rng.integers(len(synth)))]].image
         # Real photos first: art is a minority so the model learns real sets, not clean drawings.
