@@ -11,7 +11,8 @@ Each stage is a separate module and a pure function of the previous stage's outp
   resolution that makes them so (never more than full size);
 * each face is cut out along its outline: the detector's (``Detection.quad``), or, from a model
   that gives boxes only, a rectangle turned along the rows (``vision.layout.face_outline``), so a
-  photo taken at an angle reads like a square one.
+  photo taken at an angle reads like a square one; a face whose outline is turned against its
+  neighbours' is cut a second time along theirs, and read from both (``vision.outline_views``).
 
 Boxes in the result are always pixels of the full-resolution, EXIF-upright photo.
 """

@@ -21,6 +21,10 @@ for about a third more network work; outlines cut larger, smaller or shifted did
 (``models/MODEL_CARD.md``, "Test-time augmentation"). Averaging logits, not probabilities, keeps
 :meth:`TileClassifier.logits` a logit, so the label file's one temperature, fitted on these
 logits, calibrates it.
+
+Second cuts (``classify(..., second_outlines=...)``): the pipeline and the live mode also cut a
+tile whose outline is turned against its neighbours' along their axis (``vision.outline_views``);
+the tile's logits are then the mean of both cuts', for the same reason.
 """
 
 from __future__ import annotations
