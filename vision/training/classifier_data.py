@@ -303,9 +303,9 @@ class AugmentedCrops:
     def _flower_picture(self) -> np.ndarray | None:
         """The picture part of a random real flower or season crop, of any face (None: there are none).
 
-        Procedural flowers carry it instead of a painted plant. The picture then says nothing about
-        the face, so only the drawn name and number do; painted plants alone (run c2, model card)
-        looked like dots and cost 9p reads on table photos.
+        Procedural flowers carry it instead of a painted plant: a picture as real sets paint them,
+        which then says nothing about the face, so only the drawn name and number do. What it
+        did to the held-out sets is in the model card (runs c3 and c4).
         """
         if not self.real_flowers:
             return None
