@@ -5,7 +5,8 @@ the hand) at 1280x960, and the same scene upscaled to a 12-megapixel phone photo
 detector's network input is the same size for both, so the difference is the resize and the crops.
 ``--image PATH`` measures a real photo instead (resized to each size).
 
-Latency is wall time of ``detector.detect`` then ``classifier.classify`` on the full image, after
+Latency is wall time of ``detector.detect`` then ``classifier.classify`` on the full image (with
+the second cuts of slanted tiles that the pipeline asks for, ``vision.outline_views``), after
 warm-up; the table gives median and p95 per stage and in total. Threads follow ``$TAICAM_THREADS``
 (default 2, the runtime default).
 """
@@ -19,6 +20,8 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+
+from vision.outline_views import second_outlines
 
 SIZES: tuple[tuple[int, int], ...] = ((1280, 960), (4032, 3024))
 TARGET_MS_1280 = 100.0
@@ -59,7 +62,7 @@ def measure(detector, classifier, image: np.ndarray, repeats: int, warmup: int =
         detections = detector.detect(image)
         middle = time.perf_counter()
         if classifier is not None:
-            classifier.classify(image, detections)
+            classifier.classify(image, detections, second_outlines=second_outlines(detections))
         end = time.perf_counter()
         if run >= warmup:
             detect_s.append(middle - start)
