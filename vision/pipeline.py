@@ -323,12 +323,12 @@ class PhotoPipeline:
         factor = crop_scale / scale
         in_crop = [_rescale(d, factor) for d in detections]
         # Cut each face out along its outline, not the whole axis-aligned box; a boxes-only model's
-        # faces are turned along the rows.
-        # A tile cut at a slant against its neighbours is read a second time, squared onto them.
+        # faces are turned along the rows. A tile whose outline is at a slant against its
+        # neighbours' is read a second time, squared onto them (none for a boxes-only model).
         faces, seconds = in_crop, second_outlines(in_crop)
         if any(d.quad is None for d in in_crop):
             angle = row_angle(in_crop)
-            faces, seconds = [replace(d, quad=face_outline(d, angle)) for d in in_crop], None
+            faces = [replace(d, quad=face_outline(d, angle)) for d in in_crop]
         readings = self.classifier.classify(crop_image, faces, top_k=TOP_K, second_outlines=seconds)
         timings["classify"] = time.perf_counter() - started - timings["load"] - timings["detect"]
         return [TileReading(_rescale(d, 1.0 / crop_scale), r.candidates)
