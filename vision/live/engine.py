@@ -197,8 +197,9 @@ class LiveEngine:
                 quiet_since,
             )
         ]
-        # Squared second cuts need every tile's neighbours, so they are found before the subset.
-        seconds = second_outlines(detections)
+        # Squared second cuts need every tile's neighbours, so they are found before the subset
+        # (and only on frames that classify anything: once the table is steady, most do not).
+        seconds = second_outlines(detections) if to_classify else []
         readings = self.classifier.classify(
             image_bgr, [detections[d] for d in to_classify], top_k=self.config.tracker.top_k,
             second_outlines=[seconds[d] for d in to_classify],
