@@ -1,7 +1,8 @@
 """Where the hand's tiles lie on the table, as seed 000 describes (table coordinates, mm).
 
 The concealed row at y >= 0, set by set, standing towards the player or laid flat; the winning
-tile sideways after its set (flat row) or lying sideways in front of it (standing row); exposed
+tile sideways after its set (flat row) or lying sideways on the player's side of it, where the
+camera sees it (standing row: laid beyond it, it hides behind the standing faces); exposed
 melds, concealed kongs and the flowers in a row in front, the claimed tile in the middle of its
 set (sometimes sideways). x = 0 is the middle of the hand.
 """
@@ -81,15 +82,15 @@ def lay_out_hand(plan: HandPlan, look: TileLook, rng: np.random.Generator, tiles
     if winning_removed and not standing and not any(t.role == "winning" for t in tiles):
         x = _place_sideways_winner(plan, look, rng, tiles, x, gap, row_group)
     row_end = x - gap
-    lane = 0.0
+    y_start = 0.0
     if winning_removed and standing:
         span = set_spans.get(plan.winning_set) or [row_end - w, row_end]
         centre_x = (min(span) + max(span)) / 2
         yaw = 90.0 if rng.random() < 0.5 else -90.0
-        centre = np.array([centre_x, row_depth + float(rng.uniform(4, 15)) + w / 2, d / 2])
+        centre = np.array([centre_x, -float(rng.uniform(6, 20)) - w / 2, d / 2])
         tiles.append(PlacedTile(plan.winning_tile, centre, tile_axes(True, yaw + jitter(rng, 3)), "winning",
                                 row_group, rotated=True))
-        lane = w + 15.0
+        y_start = centre[1] - w / 2
 
     # Melds, concealed kongs and flowers in front of the row.
     # role, codes, claimed index, which tiles lie face down
@@ -105,7 +106,7 @@ def lay_out_hand(plan: HandPlan, look: TileLook, rng: np.random.Generator, tiles
         flower_group = ("flower", list(plan.flowers), None, (False,) * len(plan.flowers))
         groups.insert(0 if rng.random() < 0.5 else len(groups), flower_group)
     claimed_sideways = bool(rng.random() < config.claimed_sideways_probability)
-    y = row_depth + lane + float(rng.uniform(10, 45))
+    y = row_depth + float(rng.uniform(10, 45))
     meld_x0 = float(rng.uniform(-0.1, 0.25)) * max(row_end, w)
     x = meld_x0
     group_id = row_group + 1
@@ -131,14 +132,14 @@ def lay_out_hand(plan: HandPlan, look: TileLook, rng: np.random.Generator, tiles
                                     face_down=face_down[index]))
         x += float(rng.uniform(0.3, 1.2)) * w
         group_id += 1
-    y_end = y + row_height if groups else row_depth + lane
+    y_end = y + row_height if groups else row_depth
     x_min = min(0.0, meld_x0)
     x_max = max(row_end, x)
     # Centre the hand on x = 0.
     shift = np.array([-(x_min + x_max) / 2, 0.0, 0.0])
     for tile in tiles:
         tile.centre = tile.centre + shift
-    return (x_min + shift[0], 0.0, x_max + shift[0], y_end)
+    return (x_min + shift[0], y_start, x_max + shift[0], y_end)
 
 
 def _last_of_set(sequence: list[tuple[str, int | None]], row_index: int, set_index: int | None) -> bool:

@@ -3,7 +3,7 @@
 The hand is laid out as seed 000 describes: the concealed tiles in a row (standing towards the
 player, or laid flat), exposed sets and flowers in front of it (towards the table centre), the
 claimed tile in the middle of its set (sometimes turned sideways), the winning tile turned sideways
-across the set it completes (inside a flat row, or lying in front of a standing row), concealed
+across the set it completes (inside a flat row, or lying on the player's side of a standing row), concealed
 kongs as four face-down tiles. Around it: discards, walls, other players' racks, a tray, coins, a
 phone, and hands that may cover tiles.
 

@@ -138,6 +138,12 @@ def _load_cached(image_path: Path, label_path: Path) -> DetectorSample | None:
     )
 
 
+#: Bumped whenever the renderer draws a seed differently, so a run never trains on stale cached
+#: scenes. v5: a standing row's winning tile lies on the player's side, where the camera sees it
+#: (v4 was a reverted labelling change).
+RENDER_VERSION = 5
+
+
 def synthetic_samples(count: int, seed: int, cache_dir: Path | None = None,
                       indices: range | None = None) -> Iterator[DetectorSample]:
     """Scenes ``0..count-1`` of the series ``seed``; with ``cache_dir`` each is rendered once and reused.
@@ -147,7 +153,7 @@ def synthetic_samples(count: int, seed: int, cache_dir: Path | None = None,
     """
     folder = None
     if cache_dir is not None:
-        folder = Path(cache_dir) / f"scenes-v3-seed{seed}-{SYNTH_SIZE[0]}x{SYNTH_SIZE[1]}"
+        folder = Path(cache_dir) / f"scenes-v{RENDER_VERSION}-seed{seed}-{SYNTH_SIZE[0]}x{SYNTH_SIZE[1]}"
         folder.mkdir(parents=True, exist_ok=True)
     for index in indices if indices is not None else range(count):
         if folder is None:
