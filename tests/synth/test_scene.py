@@ -177,3 +177,22 @@ def test_validation_scenes_use_only_held_out_real_sets() -> None:
     assert record.split == "val"
     if record.set_id.startswith("crop:"):
         assert record.set_id.removeprefix("crop:") in VALIDATION_SETS
+
+
+def test_a_standing_rows_winning_tile_lies_on_the_players_side_in_view() -> None:
+    """Laid beyond a standing row, the winning tile hid behind the faces from most cameras."""
+    config = SceneConfig(width=480, height=360, standing_probability=1.0, occluder_probability=0.0)
+    seen = 0
+    for seed in range(8):
+        _, record = render_scene(np.random.default_rng(seed), config)
+        winners = [t for t in record.tiles if t.role == "winning"]
+        if not winners:
+            continue  # a hand with no set to lay the winning tile across
+        winner_x, winner_y = (np.add(winners[0].box[:2], winners[0].box[2:]) / 2).tolist()
+        row = sorted((t for t in record.tiles if t.role == "concealed"),
+                     key=lambda t: abs((t.box[0] + t.box[2]) / 2 - winner_x))
+        beside = float(np.mean([(t.box[1] + t.box[3]) / 2 for t in row[:2]]))
+        assert winner_y > beside  # nearer the camera than the standing tiles it lies against
+        assert float(winners[0].extra["visible"]) >= 0.9
+        seen += 1
+    assert seen >= 4
