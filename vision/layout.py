@@ -809,4 +809,5 @@ def _layout_for(readings: list[TileReading], runs: list[list[_Tile]], row: list[
     if ignored_tiles:
         warnings.insert(0, f"{len(ignored_tiles)} tile(s) away from the hand were ignored (discards, walls)")
     ignored = tuple(sorted(ignored_tiles + stray))
-    return Layout(groups=groups, winning_index=winning_index, ignored=ignored, warnings=warnings)
+    return Layout(groups=groups, winning_index=winning_index, ignored=ignored, warnings=warnings,
+                  set_aside=tuple(sorted(stray)))

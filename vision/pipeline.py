@@ -267,14 +267,22 @@ def _read_hand(readings: list[TileReading], image: str, rules: Any, table: Any, 
     result.hand = {**scored.hand, "context": ctx}
     result.score = scored.report
     result.report = build_report(readings, decoded, scored.report.total, ctx, rules, table,
-                                 scored.winning_alternatives, scored.unseen_alternatives, scored.reported)
+                                 scored.winning_alternatives, scored.unseen_alternatives, scored.reported,
+                                 set_aside=len(layout.set_aside))
     result.timings["score"] = time.perf_counter() - started - result.timings["decode"]
     result.warnings = list(decoded.warnings) + ([scored.warning] if scored.warning else [])
     if not result.report.score_stable:
         totals = sorted({a.total for a in result.report.alternatives
                          if a.total is not None and a.total != scored.report.total})
-        result.warnings.append("the score is not certain: other plausible readings total "
-                               + ", ".join(str(t) for t in totals))
+        if totals:
+            result.warnings.append("the score is not certain: other plausible readings total "
+                                   + ", ".join(str(t) for t in totals))
+        elif layout.set_aside:
+            result.warnings.append("the score is not certain: tiles among the sets were left out")
+        else:
+            result.warnings.append(f"the score is not certain: this reading holds only "
+                                   f"{result.report.hand_confidence:.0%} of the plausible ones, and the "
+                                   "many others, each unlikely, were not all scored")
     return result
 
 

@@ -93,9 +93,12 @@ class Layout:
     ``winning_index`` is the tile judged to be the winning tile (turned sideways across its set,
     or set apart at the end of the row), or None when the photo does not show it.
     ``ignored`` holds tiles that are not part of the hand (discards, the wall, other racks).
+    ``set_aside`` are those of them that lie among the hand's sets but fit none (a misread tile, or
+    a discard close by): the hand read without them may be missing a set, so its score is not sure.
     """
 
     groups: list[TileGroup]
     winning_index: int | None
     ignored: tuple[int, ...] = ()
     warnings: list[str] = field(default_factory=list)
+    set_aside: tuple[int, ...] = ()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hand_scenes import lay_out
+from hand_scenes import LONG, SHORT, SceneTile, lay_out
 
 from scoring import hand_from_json, score_hand
 from scoring.errors import InputError
@@ -161,3 +161,32 @@ def test_score_stability_lists_a_plausible_reading_with_another_total():
     assert result.report.alternatives[0].share == pytest.approx(0.45 ** 2 / (0.45 ** 2 + 0.55 ** 2), rel=0.05)
     assert not result.report.score_stable
     assert any("score is not certain" in w for w in result.warnings)
+
+
+def test_a_four_backs_kong_is_never_called_a_sure_score():
+    """Its ~34 faces are equally likely and the decoder keeps only 8 of them, which may all score
+    alike while a dragon would not: the unexamined mass alone makes the total uncertain."""
+    scene = lay_out(CONCEALED, MELDS, [], "3m", kong_backs="all")
+    result = read_readings(scene.readings(angle_degrees=20), rules="taiwan")
+    assert result.report.hand_confidence < 0.2
+    assert not result.report.score_stable
+    assert any("score is not certain" in w for w in result.warnings)
+
+
+def test_a_sure_reading_with_the_kong_face_shown_stays_stable():
+    scene = lay_out(CONCEALED, MELDS, [], "3m", kong_backs="outer")
+    result = read_readings(scene.readings(angle_degrees=20, confidence=0.97), rules="taiwan")
+    assert result.report.score_stable
+    assert not any("score is not certain" in w for w in result.warnings)
+
+
+def test_tiles_left_out_among_the_sets_make_the_score_unsure():
+    """Two backs beside a complete hand are taken for a piece of wall; the hand may still be missing a set."""
+    scene = lay_out(CONCEALED, MELDS, [], "3m")
+    end = max(t.u for t in scene.tiles if t.v > LONG / 2)
+    scene.tiles += [SceneTile("1z", end + (2 + k) * SHORT, LONG * 1.25, face_down=True) for k in range(2)]
+    result = read_readings(scene.readings(angle_degrees=0, confidence=0.97), rules="taiwan")
+    assert same_hand(result.hand, TRUTH | {"flowers": []})
+    assert len(result.layout.set_aside) == 2
+    assert not result.report.score_stable
+    assert any("left out" in n for n in result.report.notes)
