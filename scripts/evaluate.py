@@ -9,7 +9,8 @@ classifier: top-1 overall / per family (flowers+seasons, backs), top-3, calibrat
   ``--model`` takes an ONNX file or a training run's folder; ``--baseline`` (a file, a folder, or
   ``shipped``) evaluates a second model on the same crops and prints both side by side, e.g.
   ``evaluate.py classifier --model /tmp/cls80 --baseline shipped``. Each model's crops are cut and
-  scaled at its own input size.
+  scaled at its own input size. Both are read with the shipped flower model (``--flower-model``
+  ``none`` or a file to change that).
 detector: recall and precision at IoU 0.5 on the table-photo validation photos.
 hands: whole-hand exact-reading rate and score agreement on held-out rendered hands, tile accuracy
   on labelled real photos (``vision.evaluation.hands``; ``hands --help`` for its options).
@@ -37,11 +38,13 @@ def evaluate_classifier(args: argparse.Namespace) -> dict[str, object]:
     from vision.models.classifier import DEFAULT_MODEL_NAME, TileClassifier
     from vision.training.classifier_data import REAL_LABELS_MANIFEST, load_eval_crops
 
-    classifier = TileClassifier(_model_file(args.model, DEFAULT_MODEL_NAME))
+    flowers = _flower_model_choice(args.flower_model)
+    classifier = TileClassifier(_model_file(args.model, DEFAULT_MODEL_NAME), flower_model=flowers)
     baseline = None
     if args.baseline is not None:
         shipped = args.baseline == "shipped"
-        baseline = TileClassifier(None if shipped else _model_file(Path(args.baseline), DEFAULT_MODEL_NAME))
+        baseline = TileClassifier(None if shipped else _model_file(Path(args.baseline), DEFAULT_MODEL_NAME),
+                                  flower_model=flowers)
         if baseline.model_path.resolve() == classifier.model_path.resolve():
             raise InputError(f"--baseline is the evaluated model itself ({baseline.model_path})")
     manifest = args.labels or REAL_LABELS_MANIFEST
@@ -51,6 +54,11 @@ def evaluate_classifier(args: argparse.Namespace) -> dict[str, object]:
         return results
     baseline_out = args.out / "baseline" if args.out is not None else None
     return {"candidate": results, "baseline": _classifier_results(baseline, real_sets, args, baseline_out)}
+
+
+def _flower_model_choice(value: str) -> Path | bool:
+    """``--flower-model``: ``shipped`` (models/flowers.onnx when there), ``none``, or a file."""
+    return {"shipped": True, "none": False}.get(value, Path(value))
 
 
 def _model_file(path: Path | None, default_name: str) -> Path | None:
@@ -110,6 +118,9 @@ def main(argv: list[str]) -> int:
                         help="ONNX model (default: the shipped one); for the classifier also a run's folder")
     parser.add_argument("--baseline", default=None,
                         help="classifier: a second model (file, folder or 'shipped') to compare with --model")
+    parser.add_argument("--flower-model", default="shipped",
+                        help="classifier: the flower model read with both models: 'shipped' (default), "
+                             "'none', or an ONNX file (vision.models.flowers)")
     parser.add_argument("--labels", type=Path, default=None, help="table-photo label manifest")
     parser.add_argument("--out", type=Path, default=Path("evaluation"),
                         help="folder for the confusion matrix and worst-crop PNGs (default ./evaluation)")

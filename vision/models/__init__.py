@@ -56,6 +56,9 @@ def create_session(model_path: Path | str, threads: int | None = None) -> ort.In
     options.inter_op_num_threads = 1
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.log_severity_level = 3
+    # Threads that spin-wait after a run steal the cores from the next model's run (detector, then
+    # classifier, then flower model): measured 17 ms against 37 ms to classify a 21-tile hand.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     try:
         return ort.InferenceSession(str(path), sess_options=options, providers=["CPUExecutionProvider"])
     except Exception as error:  # onnxruntime raises several private exception types

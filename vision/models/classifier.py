@@ -25,6 +25,12 @@ logits, calibrates it.
 Second cuts (``classify(..., second_outlines=...)``): the pipeline and the live mode also cut a
 tile whose outline is turned against its neighbours' along their axis (``vision.outline_views``);
 the tile's logits are then the mean of both cuts', for the same reason.
+
+Flowers: when ``models/flowers.onnx`` is there, a tile the model takes for a flower has its flower
+mass shared among the eight flowers as that flower model reads it (``vision.models.flowers``): it
+reads the number and the name, where this model reads the picture. :meth:`logits` stays this
+model's own (its temperature is fitted on them); :meth:`probabilities` and :meth:`classify` include
+the flower model.
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ import numpy as np
 from scoring.errors import InputError
 from scoring.tiles import VISION_CODES
 from vision.models import create_session, models_dir, resolve_model_path
+from vision.models.flowers import FLOWER_MODEL_NAME, flower_columns, gated_rows, split_flower_mass
 from vision.outline_views import Quad
 from vision.types import Detection, TileReading
 
@@ -158,7 +165,9 @@ class TileClassifier:
     """
 
     def __init__(self, model_path: Path | None = None, threads: int | None = None,
-                 turned_view: bool = True) -> None:
+                 turned_view: bool = True, flower_model: Path | bool = True) -> None:
+        """``flower_model``: True reads flowers with ``flowers.onnx`` of the models folder when it is
+        there, False never, a path with that model (which must exist)."""
         self.model_path = resolve_model_path(model_path, DEFAULT_MODEL_NAME)
         self.turned_view = turned_view
         self.labels, self.temperature, self.input_size = _read_labels(labels_path_for(self.model_path))
@@ -174,6 +183,11 @@ class TileClassifier:
         if outputs[-1] != len(self.labels):
             raise InputError(f"{self.model_path} outputs {outputs[-1]} classes but its label list has "
                              f"{len(self.labels)}")
+        self.flower_model = _flower_model(flower_model, threads, turned_view)
+        if self.flower_model is not None:
+            self._flower_columns = flower_columns(self.labels, str(self.model_path))
+            self._flower_model_columns = flower_columns(self.flower_model.labels,
+                                                        str(self.flower_model.model_path))
 
     @classmethod
     def default(cls) -> TileClassifier:
@@ -202,7 +216,23 @@ class TileClassifier:
 
     def probabilities(self, crops_bgr: Sequence[np.ndarray]) -> np.ndarray:
         """Calibrated class probabilities, shape (n, classes), columns in ``self.labels`` order."""
-        return softmax(self.logits(crops_bgr) / self.temperature)
+        probabilities = softmax(self.logits(crops_bgr) / self.temperature)
+        return self._read_flowers(probabilities, [[crop] for crop in crops_bgr])
+
+    def _read_flowers(self, probabilities: np.ndarray, cuts: list[list[np.ndarray]]) -> np.ndarray:
+        """The flower model's split of the flower mass, for the tiles taken for flowers (``cuts[i]``:
+        the crops of tile ``i``, whose logits are averaged as this model's are)."""
+        if self.flower_model is None:
+            return probabilities
+        rows = gated_rows(probabilities, self._flower_columns)
+        if not len(rows):
+            return probabilities
+        logits = self.flower_model.logits([crop for row in rows for crop in cuts[row]])
+        ends = np.cumsum([len(cuts[row]) for row in rows])
+        means = np.stack([part.mean(axis=0) for part in np.split(logits, ends[:-1])])
+        flower_probabilities = softmax(means / self.flower_model.temperature)
+        return split_flower_mass(probabilities, self._flower_columns, rows, flower_probabilities,
+                                 self._flower_model_columns)
 
     def classify_crops(self, crops: list[np.ndarray], top_k: int = 5) -> list[tuple[tuple[str, float], ...]]:
         """Top-k ``(code, probability)`` per crop, best first."""
@@ -226,15 +256,27 @@ class TileClassifier:
             for index, quad in enumerate(second_outlines) if quad is not None]
         logits = self.logits(crops + [crop for _, crop in seconds])
         rows = logits[:len(crops)]
-        for offset, (index, _) in enumerate(seconds):
+        cuts = [[crop] for crop in crops]
+        for offset, (index, crop) in enumerate(seconds):
             rows[index] = (rows[index] + logits[len(crops) + offset]) / 2
-        probabilities = softmax(rows / self.temperature)
+            cuts[index].append(crop)
+        probabilities = self._read_flowers(softmax(rows / self.temperature), cuts)
         pairs = zip(detections, probabilities, strict=True)
         return [TileReading(detection, self._top_k(row, top_k)) for detection, row in pairs]
 
     def _top_k(self, row: np.ndarray, top_k: int) -> tuple[tuple[str, float], ...]:
         order = np.argsort(-row)[: max(1, top_k)]
         return tuple((self.labels[i], float(row[i])) for i in order)
+
+
+def _flower_model(choice: Path | bool, threads: int | None, turned_view: bool) -> TileClassifier | None:
+    """The flower model ``TileClassifier(flower_model=...)`` asks for, or None."""
+    if choice is False:
+        return None
+    path = models_dir() / FLOWER_MODEL_NAME if choice is True else Path(choice)
+    if choice is True and not path.is_file():
+        return None
+    return TileClassifier(path, threads, turned_view, flower_model=False)
 
 
 def _top_margin(logits: np.ndarray) -> np.ndarray:

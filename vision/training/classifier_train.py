@@ -104,7 +104,7 @@ def calibrate_onnx(onnx_path: Path) -> tuple[float, int]:
     """Refit the temperature of an exported model (after the calibration data changed)."""
     from vision.models.classifier import TileClassifier
 
-    classifier = TileClassifier(onnx_path)
+    classifier = TileClassifier(onnx_path, flower_model=False)
     images, labels = calibration_samples()
     order = [classifier.labels.index(code) for code in VISION_CODES]
     return fit_temperature(classifier.logits(images)[:, order], labels), len(labels)
