@@ -4,7 +4,7 @@ How a winning hand lies on the table (seed 000): the concealed tiles stand (or l
 exposed sets and flowers lie in front of it, each set a tight run of 3 or 4 tiles with a gap to
 the next; a concealed kong lies face-down (revealed at the end, often with two tiles turned up);
 a claimed tile sits in the middle of its set, and the winning tile is "placed horizontally across
-the completed set" (sideways: inside a flat row, or lying in front of a standing row) or set apart
+the completed set" (sideways: inside a flat row, or lying beside a standing row) or set apart
 at the end of the row. Around the hand: discards, walls and other racks, which are not the hand.
 
 The camera may be turned any way and see the table in perspective, so nothing here uses image axes
@@ -403,7 +403,7 @@ def _hand_runs(frame: _Frame, runs: list[list[_Tile]]) -> list[list[_Tile]]:
             continue  # a set (kept above), or two discards touching
         tile = run[0]
         if tile.rotated and abs(across) <= 2.5:
-            keep.append(run)  # the winning tile lying in front of a standing row
+            keep.append(run)  # the winning tile lying beside a standing row
             continue
         # In line with the concealed row or a row of sets, and close to its end (not far along it).
         here = frame.along(tile)
