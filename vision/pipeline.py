@@ -43,6 +43,7 @@ from vision.geometry import intersection_area, merged_outline, outline_iou
 from vision.imageio import ArraySource, PhotoSource
 from vision.layout import face_outline, layout_candidates, row_angle
 from vision.outline_views import second_outlines
+from vision.row_completion import SPARE_OVERLAP_IOU
 from vision.types import Detection, GroupRole, Layout, TileReading
 
 #: Long side of the image the detector sees (it letterboxes further to its own input size).
@@ -235,6 +236,10 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
     the result's readings are then the others.
     Raises InputError for photos that cannot be a hand (no tiles, two hands, not a winning hand).
     """
+    spares = [i for i, reading in enumerate(readings) if reading.detection.spare]
+    if spares:
+        return _read_with_spares(readings, spares, image=image, rules=rules, table=table,
+                                 context=context, infer_unseen=infer_unseen, optional=optional)
     try:
         return _read_hand(readings, image, rules, table, context, infer_unseen)
     except InputError as error:
@@ -251,6 +256,43 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
     result.warnings.append(f"left out {dropped} faint detection(s) the detector was unsure of: "
                            "the hand does not read with them")
     return result
+
+
+def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: str, rules: Any,
+                      table: Any, context: Any, infer_unseen: bool, optional: Collection[int]
+                      ) -> PhotoResult:
+    """Read the hand without the spare detections; if it is then a tile short (it fails, or needs a
+    tile inferred unseen), read it again with each spare in turn, strongest first, and take the
+    first that makes a whole hand with every tile seen (see ``vision.row_completion.spare_tiles``)."""
+    left_out = set(spares)
+    base = [reading for index, reading in enumerate(readings) if index not in left_out]
+    position = {index: n for n, index in enumerate(i for i in range(len(readings)) if i not in left_out)}
+    base_optional = [position[i] for i in optional if i in position]
+    first: PhotoResult | None = None
+    first_error: InputError | None = None
+    try:
+        first = read_readings(base, image=image, rules=rules, table=table, context=context,
+                              infer_unseen=infer_unseen, optional=base_optional)
+    except InputError as error:
+        first_error = error
+    if first is not None and (first.decoded is None or first.decoded.unseen is None):
+        return first
+    for index in sorted(spares, key=lambda i: -readings[i].detection.score):
+        spare = readings[index]
+        kept = [*base, TileReading(replace(spare.detection, spare=False), spare.candidates)]
+        try:
+            result = read_readings(kept, image=image, rules=rules, table=table, context=context,
+                                   infer_unseen=infer_unseen, optional=base_optional)
+        except InputError:
+            continue
+        if result.decoded is not None and result.decoded.unseen is None:
+            result.warnings.append(f"kept a faint tile beside the hand (read {result.code_of(len(base))}): "
+                                   "without it the hand is a tile short")
+            return result
+    if first is not None:
+        return first
+    assert first_error is not None
+    raise first_error
 
 
 def _read_hand(readings: list[TileReading], image: str, rules: Any, table: Any, context: Any,
@@ -318,7 +360,7 @@ class PhotoPipeline:
             source = ArraySource(source)
         small, scale = source.image(DETECT_SIDE)
         timings["load"] = time.perf_counter() - started
-        detections = merge_duplicates(self.detector.detect(small))
+        detections = _with_spares(self.detector.detect(small, spares=True))
         timings["detect"] = time.perf_counter() - started - timings["load"]
         if not detections:
             raise InputError("no tiles found in the photo")
@@ -348,7 +390,8 @@ class PhotoPipeline:
         threshold = getattr(self.detector, "score_threshold", None)
         if threshold is None:
             return []
-        return [i for i, reading in enumerate(readings) if reading.detection.score < threshold]
+        return [i for i, reading in enumerate(readings)
+                if reading.detection.score < threshold and not reading.detection.spare]
 
     def read_photo(self, path: str | Path, *, rules: Any = None, table: Any = None, context: Any = None
                    ) -> PhotoResult:
@@ -418,6 +461,21 @@ def merge_duplicates(detections: list[Detection]) -> list[Detection]:
         else:
             kept[twin] = _merge(kept[twin], detection)
     return kept
+
+
+def _with_spares(detections: list[Detection]) -> list[Detection]:
+    """:func:`merge_duplicates` on the kept detections; then the spares that are not one of them
+    (judged as the detector judged them: a tile in front of a row may hide part of its faces)."""
+    kept = merge_duplicates([d for d in detections if not d.spare])
+
+    def is_kept_tile(spare: Detection, other: Detection) -> bool:
+        if spare.quad is None or other.quad is None:
+            return _same_tile(spare, other)
+        return outline_iou(spare.quad, other.quad) > SPARE_OVERLAP_IOU
+
+    spares = [d for d in merge_duplicates([d for d in detections if d.spare])
+              if not any(is_kept_tile(d, other) for other in kept)]
+    return kept + spares
 
 
 def read_photo(path: str | Path, rules: Any = None, table: Any = None, context: Any = None,

@@ -98,3 +98,49 @@ def extend_rows(detections: list[Detection], score_threshold: float,
         pending = [i for i in pending if i != best and not same_place(i, best)]
         touching = {i for i in pending if i in touching or extends_row(outlines[i], outlines[best])}
     return chosen
+
+
+#: How far a spare's centre may lie from the nearest kept tile's centre, in face heights: the
+#: winning tile laid flat in front of a standing row sits about one height from the row's tiles.
+SPARE_REACH = 1.6
+#: At most this many spares are offered to the decoder (each costs a decode when the hand is short).
+MAX_SPARES = 3
+#: A spare's face height against the kept tiles' median. Wider than a row's: a tile lying nearer
+#: the camera than the row looks bigger.
+SPARE_SIZE_RATIO = (0.6, 1.6)
+#: A spare overlapping a kept tile this much (outline IoU) is that tile again. Looser than a row's:
+#: a tile lying in front of a standing row hides the bottom of the faces behind it.
+SPARE_OVERLAP_IOU = 0.3
+
+
+def spare_tiles(detections: list[Detection], chosen: list[int], weak_score: float = WEAK_SCORE,
+                limit: int = MAX_SPARES) -> list[int]:
+    """Weak detections beside the kept tiles that no row extends, strongest first: the decoder's
+    second chance for a hand that is one tile short.
+
+    Why: the tile the detector most often leaves weak is a winning tile laid flat next to the hand
+    (in front of a standing row, across the end of a flat one). Locally it looks like a discard,
+    which the detector learned to ignore, so its peak lands between 0.35 and the threshold and no
+    row extends to it. Only the hand's constraints can tell the two apart: a spare is read only when
+    the hand is a tile short without it and whole with it (``vision.pipeline.read_readings``).
+    """
+    kept = set(chosen)
+    if not kept:
+        return []
+    outlines = {i: tile_outline(detections[i]) for i in range(len(detections))}
+    typical = float(np.median([_face_height(outlines[i]) for i in kept]))
+    centres = np.array([outlines[i].mean(axis=0) for i in kept])
+    candidates = sorted((i for i, d in enumerate(detections) if i not in kept and d.score >= weak_score),
+                        key=lambda i: -detections[i].score)
+    spares: list[int] = []
+    for i in candidates:
+        if not SPARE_SIZE_RATIO[0] <= _face_height(outlines[i]) / typical <= SPARE_SIZE_RATIO[1]:
+            continue
+        if any(outline_iou(outlines[i], outlines[k]) > SPARE_OVERLAP_IOU for k in [*kept, *spares]):
+            continue
+        nearest = float(np.min(np.hypot(*(centres - outlines[i].mean(axis=0)).T)))
+        if nearest <= SPARE_REACH * typical:
+            spares.append(i)
+            if len(spares) == limit:
+                break
+    return spares

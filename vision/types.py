@@ -18,7 +18,9 @@ class Detection:
     ``box`` is the axis-aligned box in pixels of the upright (EXIF-applied) image. ``quad`` is the
     tile's outline as four (x, y) corners when the detector knows it (a rotated box), else None.
     ``rotated`` means the tile lies sideways relative to its neighbours (a winning or claimed
-    tile); ``face_down`` means its back is up (concealed kong).
+    tile); ``face_down`` means its back is up (concealed kong). ``spare`` marks a weak detection
+    beside the tiles that is read only if the hand is a tile short without it
+    (``vision.row_completion.spare_tiles``).
     """
 
     box: tuple[float, float, float, float]
@@ -27,6 +29,7 @@ class Detection:
     face_down: bool = False
     angle: float = 0.0
     quad: tuple[tuple[float, float], ...] | None = None
+    spare: bool = False
 
     @property
     def center(self) -> tuple[float, float]:

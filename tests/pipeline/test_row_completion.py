@@ -14,7 +14,7 @@ from vision.dataset.manifest import read_manifest
 from vision.evaluation.hands import match_labels, oracle_readings, same_hand, sure_reading
 from vision.models.detector import TileDetector
 from vision.pipeline import read_readings
-from vision.row_completion import extend_rows
+from vision.row_completion import MAX_SPARES, extend_rows, spare_tiles
 from vision.types import Detection
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
@@ -89,3 +89,76 @@ def test_a_hand_that_does_not_read_with_a_faint_tile_is_read_without_it():
     assert same_hand(result.hand, record.hand)
     assert len(result.readings) == len(readings)
     assert any("faint" in warning for warning in result.warnings)
+
+
+def test_a_weak_tile_lying_in_front_of_the_row_is_a_spare():
+    """A winning tile laid flat before a standing row: bigger (nearer the camera), sideways, hiding
+    the bottom of the faces behind it, and extending no row."""
+    flat = _tile(20, 36, 0.38, width=52, height=34)
+    detections = [*ROW, flat]
+    chosen = extend_rows(detections, THRESHOLD)
+    assert chosen == [0, 1, 2]
+    assert spare_tiles(detections, chosen) == [3]
+
+
+@pytest.mark.parametrize("weak", [
+    _tile(0, 200, 0.45),  # a discard across the table
+    _tile(32, 2, 0.45),  # a kept tile found again
+    _tile(20, 36, 0.2),  # below the weakest score worth judging
+    _tile(20, 36, 0.4, width=12, height=14),  # a third of the size: not a tile of this set
+], ids=["far", "overlapping", "too faint", "wrong size"])
+def test_a_weak_tile_that_is_not_beside_the_tiles_is_no_spare(weak):
+    detections = [*ROW, weak]
+    assert spare_tiles(detections, extend_rows(detections, THRESHOLD)) == []
+
+
+def test_only_the_strongest_spares_are_offered():
+    row = [_tile(31 * k, 0, 0.9) for k in range(8)]
+    weak = [_tile(35 * k, 45, 0.3 + 0.01 * k) for k in range(MAX_SPARES + 2)]
+    detections = [*row, *weak]
+    chosen = extend_rows(detections, THRESHOLD)
+    assert len(spare_tiles(detections, chosen, limit=len(weak))) == len(weak)
+    spares = spare_tiles(detections, chosen)
+    assert [detections[i].score for i in spares] == sorted((w.score for w in weak), reverse=True)[:MAX_SPARES]
+
+
+def _sample(name: str):
+    return next(r for r in read_manifest(SAMPLES / "manifest.jsonl") if r.image == name)
+
+
+def _as_spare(reading):
+    weak = dataclasses.replace(reading.detection, spare=True, score=0.4)
+    return dataclasses.replace(reading, detection=weak)
+
+
+def test_a_hand_a_tile_short_is_read_with_the_spare_that_completes_it():
+    """The standing sample's winning tile found only weakly: without it the hand needs a tile
+    inferred (two would complete it); with it every tile is seen."""
+    record = _sample("hand-standing-row.jpg")
+    readings = oracle_readings(record)
+    winning = next(i for i, t in enumerate(record.tiles) if t.role == "winning")
+    matched = match_labels([tuple(t.box) for t in record.tiles], [r.detection.box for r in readings])
+    index = matched[winning]
+    others = [r for i, r in enumerate(readings) if i != index]
+    short = read_readings(others, context=record.hand["context"], infer_unseen=True)
+    assert short.decoded.unseen is not None
+    result = read_readings([*others, _as_spare(readings[index])], context=record.hand["context"],
+                           infer_unseen=True)
+    assert result.decoded.unseen is None
+    assert same_hand(result.hand, record.hand)
+    assert len(result.readings) == len(readings)
+    assert any("faint tile beside the hand" in warning for warning in result.warnings)
+
+
+def test_a_spare_is_left_out_of_a_hand_that_is_whole_without_it():
+    record = _sample("hand-flat-row.jpg")
+    readings = oracle_readings(record)
+    last = max(readings, key=lambda r: r.detection.box[2]).detection
+    step = last.box[2] - last.box[0]
+    below = (last.box[0], last.box[3] + 0.2 * step, last.box[2], last.box[3] + 1.5 * step)
+    beside = dataclasses.replace(last, box=below, quad=None, score=0.4, rotated=False, spare=True)
+    result = read_readings([*readings, sure_reading(beside, "9m", 0.9)], context=record.hand["context"],
+                           infer_unseen=True)
+    assert same_hand(result.hand, record.hand)
+    assert len(result.readings) == len(readings)
+    assert not any(r.detection.spare for r in result.readings)

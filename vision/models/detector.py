@@ -31,7 +31,7 @@ import numpy as np
 
 from scoring.errors import InputError
 from vision.models import create_session, resolve_model_path
-from vision.row_completion import WEAK_SCORE, extend_rows
+from vision.row_completion import WEAK_SCORE, extend_rows, spare_tiles
 from vision.types import Detection
 
 DEFAULT_MODEL_NAME = "detector.onnx"
@@ -286,12 +286,15 @@ class TileDetector:
         maps = self.session.run(None, {self.input_name: to_network_input(network_image)})[0][0]
         return maps, box
 
-    def detect(self, image_bgr: np.ndarray, complete_rows: bool = True) -> list[Detection]:
+    def detect(self, image_bgr: np.ndarray, complete_rows: bool = True, spares: bool = False
+               ) -> list[Detection]:
         """Every tile in ``image_bgr`` (boxes in its pixels), sure ones first, each by score.
 
         The sure tiles are the heatmap peaks at or above the model's threshold. With
         ``complete_rows`` (the default) a weaker peak is kept too where it is the next tile of a
-        row of kept tiles (:mod:`vision.row_completion`); without it, only the sure tiles.
+        row of kept tiles (:mod:`vision.row_completion`); without it, only the sure tiles. With
+        ``spares`` (and ``complete_rows``) a few more weak peaks beside the kept tiles follow, marked
+        ``spare`` (:func:`vision.row_completion.spare_tiles`), for a decoder that may need them.
         """
         maps, box = self.predict_maps(image_bgr)
         peaks = decode_maps(maps, self.stride, WEAK_SCORE if complete_rows else self.score_threshold)
@@ -305,7 +308,9 @@ class TileDetector:
                            quad=None if outlines is None else tuple(map(tuple, outlines[i].tolist())))
                  for i in sized]
         chosen = extend_rows(found, self.score_threshold) if complete_rows else list(range(len(found)))
-        kept, kept_index = [found[i] for i in chosen], sized[chosen]
+        extra = spare_tiles(found, chosen) if spares and complete_rows else []
+        kept = [found[i] for i in chosen] + [replace(found[i], spare=True) for i in extra]
+        kept_index = sized[chosen + extra]
         if peaks.outlines is None or peaks.axis_angles is None:
             # A boxes-only model: the network's own sideways flag.
             flags = peaks.sideways[kept_index] >= 0.5
