@@ -44,6 +44,7 @@ from vision.imageio import ArraySource, PhotoSource
 from vision.layout import face_outline, layout_candidates, row_angle
 from vision.outline_views import second_outlines
 from vision.row_completion import SPARE_OVERLAP_IOU
+from vision.split_tiles import join_split_tiles
 from vision.types import Detection, GroupRole, Layout, TileReading
 
 #: Long side of the image the detector sees (it letterboxes further to its own input size).
@@ -466,7 +467,7 @@ def merge_duplicates(detections: list[Detection]) -> list[Detection]:
 def _with_spares(detections: list[Detection]) -> list[Detection]:
     """:func:`merge_duplicates` on the kept detections; then the spares that are not one of them
     (judged as the detector judged them: a tile in front of a row may hide part of its faces)."""
-    kept = merge_duplicates([d for d in detections if not d.spare])
+    kept = join_split_tiles(merge_duplicates([d for d in detections if not d.spare]))
 
     def is_kept_tile(spare: Detection, other: Detection) -> bool:
         if spare.quad is None or other.quad is None:

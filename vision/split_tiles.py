@@ -1,0 +1,110 @@
+"""Join the two halves of a tile the detector found as two narrow tiles.
+
+Why: a face with two columns of marks (4s above all, also 2s, 3s, 6p) sometimes gives the detector
+two peaks, one per column, each with a narrow face outline that reads as another tile (a 4s as two
+2s). The halves touch but hardly overlap, so ``vision.pipeline.merge_duplicates`` keeps both. On
+the 200 held-out renders (seeds 900000-, detector p2) this cost 8 of the 45 failing readable hands.
+A tile is never that narrow against its own height: two such slivers side by side, the same height,
+which together are as wide as the other tiles, are one tile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from vision.geometry import merged_outline, outline_edges
+from vision.types import Detection
+
+#: A face narrower than this share of the tiles' median width (across / up) is a sliver.
+SLIVER_SHARE = 0.7
+#: Two slivers joined must make a face this wide against the median (a tile, not two).
+JOINED_SHARE = (0.75, 1.2)
+#: Slivers of one tile: heights within this ratio, centres this far apart up the face (in heights),
+#: and at most this gap between them across the face (in heights) ...
+HEIGHT_RATIO = 1.25
+UP_OFFSET = 0.25
+#: Up axes this close (cosine; about 16 degrees) belong to tiles seen alike.
+SAME_AXIS = 0.96
+ACROSS_GAP = 0.15
+#: ... and may overlap this much (the halves often share the middle of the face).
+ACROSS_OVERLAP = 0.35
+
+
+def _frame(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """Unit across axis, unit up axis, face width and face height of an outline."""
+    up, across = outline_edges(quad)
+    height, width = float(np.hypot(*up)), float(np.hypot(*across))
+    return across / max(width, 1e-9), up / max(height, 1e-9), width, height
+
+
+def _aspect(detection: Detection) -> float:
+    _, _, width, height = _frame(np.asarray(detection.quad, np.float64))
+    return width / max(height, 1e-9)
+
+
+def _halves_of_one_tile(first: Detection, second: Detection, typical_aspect: float) -> bool:
+    a, b = np.asarray(first.quad, np.float64), np.asarray(second.quad, np.float64)
+    across, up, _, height = _frame(a)
+    _, other_up, _, other_height = _frame(b)
+    if max(height, other_height) > HEIGHT_RATIO * min(height, other_height):
+        return False
+    if abs(float(up @ other_up)) < SAME_AXIS:
+        return False
+    offset = b.mean(axis=0) - a.mean(axis=0)
+    if abs(float(offset @ up)) > UP_OFFSET * height:
+        return False
+    span_a, span_b = a @ across, b @ across
+    gap = max(float(span_b.min() - span_a.max()), float(span_a.min() - span_b.max()))
+    if not -ACROSS_OVERLAP * height <= gap <= ACROSS_GAP * height:
+        return False
+    joined = merged_outline(a, b)
+    _, _, width, joined_height = _frame(joined)
+    return JOINED_SHARE[0] <= (width / joined_height) / typical_aspect <= JOINED_SHARE[1]
+
+
+def _similar_tiles(detections: list[Detection], index: int, upright: list[int]) -> list[int]:
+    """The upright tiles seen like ``index``: about its height, their up axes along its own (a
+    standing row and the flat sets behind it differ in both, and in their faces' aspect)."""
+    _, up, _, height = _frame(np.asarray(detections[index].quad, np.float64))
+    similar = []
+    for j in upright:
+        _, other_up, _, other_height = _frame(np.asarray(detections[j].quad, np.float64))
+        same_size = max(height, other_height) <= HEIGHT_RATIO * min(height, other_height)
+        if same_size and abs(float(up @ other_up)) >= SAME_AXIS:
+            similar.append(j)
+    return similar
+
+
+def join_split_tiles(detections: list[Detection]) -> list[Detection]:
+    """The detections with each pair of slivers that are one tile's halves made one detection
+    (the stronger half's, its outline and box grown to hold both). A sliver is narrow against the
+    tiles seen like it (at least three of them). Needs face outlines; sideways tiles are left alone
+    (their aspect is the other way round)."""
+    upright = [i for i, d in enumerate(detections) if d.quad is not None and not d.rotated]
+    if len(upright) < 3:
+        return detections
+    aspects = {i: _aspect(detections[i]) for i in upright}
+    typical: dict[int, float] = {}
+    for i in upright:
+        similar = _similar_tiles(detections, i, upright)
+        if len(similar) >= 3:
+            typical[i] = float(np.median([aspects[j] for j in similar]))
+    slivers = sorted((i for i in typical if aspects[i] < SLIVER_SHARE * typical[i]),
+                     key=lambda i: -detections[i].score)
+    joined: dict[int, Detection] = {}
+    absorbed: set[int] = set()
+    for position, i in enumerate(slivers):
+        if i in absorbed or i in joined:
+            continue
+        partner = next((j for j in slivers[position + 1:] if j not in absorbed and j not in joined
+                        and _halves_of_one_tile(detections[i], detections[j], typical[i])), None)
+        if partner is None:
+            continue
+        quad = merged_outline(detections[i].quad, detections[partner].quad)
+        low, high = quad.min(axis=0), quad.max(axis=0)
+        box = (float(low[0]), float(low[1]), float(high[0]), float(high[1]))
+        joined[i] = replace(detections[i], box=box, quad=tuple((float(x), float(y)) for x, y in quad))
+        absorbed.add(partner)
+    return [joined.get(i, d) for i, d in enumerate(detections) if i not in absorbed]
