@@ -17,10 +17,12 @@ import numpy as np
 from vision.geometry import merged_outline, outline_edges
 from vision.types import Detection
 
-#: A face narrower than this share of the tiles' median width (across / up) is a sliver.
+#: A face narrower than this share of the tiles' typical width (across / up) is a sliver. Typical is
+#: the upper quartile of the aspects: slivers and half-hidden faces only ever pull it down.
 SLIVER_SHARE = 0.7
+TYPICAL_PERCENTILE = 75
 #: Two slivers joined must make a face this wide against the median (a tile, not two).
-JOINED_SHARE = (0.75, 1.2)
+JOINED_SHARE = (0.75, 1.3)
 #: Slivers of one tile: heights within this ratio, centres this far apart up the face (in heights),
 #: and at most this gap between them across the face (in heights) ...
 HEIGHT_RATIO = 1.25
@@ -90,7 +92,7 @@ def join_split_tiles(detections: list[Detection]) -> list[Detection]:
     for i in upright:
         similar = _similar_tiles(detections, i, upright)
         if len(similar) >= 3:
-            typical[i] = float(np.median([aspects[j] for j in similar]))
+            typical[i] = float(np.percentile([aspects[j] for j in similar], TYPICAL_PERCENTILE))
     slivers = sorted((i for i in typical if aspects[i] < SLIVER_SHARE * typical[i]),
                      key=lambda i: -detections[i].score)
     joined: dict[int, Detection] = {}

@@ -26,7 +26,7 @@ def test_the_two_halves_of_a_4s_between_its_neighbours_are_one_tile_again():
 
 
 def test_two_narrow_tiles_that_together_are_too_wide_are_left_alone():
-    left, right = _upright(155, 0, 173, 40, 0.7), _upright(174, 0, 193, 40, 0.6)  # 38: a tile and a quarter
+    left, right = _upright(155, 0, 173, 40, 0.7), _upright(174, 0, 196, 40, 0.6)  # 41: a tile and a third
     narrow = [_upright(155, 0, 170, 40, 0.7), _upright(200, 0, 215, 40, 0.6)]  # far apart
     assert join_split_tiles([*ROW, left, right]) == [*ROW, left, right]
     assert join_split_tiles([*ROW, *narrow]) == [*ROW, *narrow]
