@@ -181,7 +181,8 @@ def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any, con
     inferred reads the same. The first layout's error is the one reported if none reads."""
     first_error: InputError | None = None
     with_unseen: tuple[Layout, HandReading] | None = None
-    for layout in layout_candidates(readings, complete_kongs=infer_unseen):
+    layouts = layout_candidates(readings, complete_kongs=infer_unseen)
+    for layout in layouts:
         try:
             decoded = decode_hand(readings, layout, rules=rules, table=table, context=context,
                                   infer_unseen=infer_unseen)
@@ -191,9 +192,60 @@ def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any, con
         if decoded.unseen is None:
             return layout, decoded
         with_unseen = with_unseen or (layout, decoded)
+    if infer_unseen:
+        in_front = _winning_tile_in_front(readings, layouts[0], rules, table, context)
+        if in_front is not None:
+            return in_front
     if with_unseen is not None:
         return with_unseen
     raise first_error or InputError("no tiles found in the photo")
+
+
+#: Ignored tiles at most this many tile sizes (centre to centre) from a concealed tile are tried as
+#: the winning tile, the nearest first, at most :data:`IN_FRONT_TRIES` of them.
+IN_FRONT_REACH = 4.5
+IN_FRONT_TRIES = 3
+
+
+def _winning_tile_in_front(readings: list[TileReading], layout: Layout, rules: Any, table: Any,
+                           context: dict[str, Any]) -> tuple[Layout, HandReading] | None:
+    """The hand read with an ignored tile lying close to the concealed row taken as the winning tile,
+    when that makes it whole with every tile seen; else None.
+
+    Why: players push the winning tile out in front of a standing row. The layout takes a lone tile
+    there for the winning tile only when the detector saw it turned (``vision.layout``); but a tile
+    lying flat seen from above looks nearly square, and its turn is often missed. It is then
+    ignored as a discard, and the hand is read a tile short. Here each such tile near the row is
+    read again as turned; the layout's own rules still decide whether it lies where a winning tile
+    lies.
+    """
+    concealed = next((g.tile_indices for g in layout.groups if g.role is GroupRole.CONCEALED), ())
+    candidates = [i for i in layout.ignored if i not in layout.set_aside
+                  and not readings[i].detection.rotated and not readings[i].detection.face_down]
+    if not concealed or not candidates:
+        return None
+    centres = np.array([readings[i].detection.center for i in concealed])
+    size = float(np.median([max(readings[i].detection.width, readings[i].detection.height)
+                            for i in concealed]))
+    distance = {i: float(np.min(np.hypot(*(centres - np.array(readings[i].detection.center)).T))) / size
+                for i in candidates}
+    nearest = sorted((i for i in candidates if distance[i] <= IN_FRONT_REACH), key=distance.get)
+    for index in nearest[:IN_FRONT_TRIES]:
+        turned = list(readings)
+        turned[index] = replace(readings[index], detection=replace(readings[index].detection, rotated=True))
+        for layout_turned in layout_candidates(turned, complete_kongs=True):
+            if layout_turned.winning_index != index:
+                continue
+            try:
+                decoded = decode_hand(turned, layout_turned, rules=rules, table=table, context=context,
+                                      infer_unseen=True)
+            except InputError:
+                continue
+            if decoded.unseen is None:
+                decoded.warnings.append("a tile lying alone beside the concealed row was taken for the "
+                                        "winning tile (the detector did not see it turned)")
+                return layout_turned, decoded
+    return None
 
 
 @dataclass

@@ -1,0 +1,43 @@
+"""A tile lying alone beside the concealed row, its turn missed by the detector, is the winning tile
+when that makes the hand whole; otherwise the hand is read a tile short, as before."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from scoring.errors import InputError
+from vision.dataset.manifest import read_manifest
+from vision.evaluation.hands import match_labels, oracle_readings, same_hand
+from vision.pipeline import read_readings
+
+SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples" / "manifest.jsonl"
+
+
+def _readings_with_the_turn_missed(name: str):
+    record = next(r for r in read_manifest(SAMPLES) if r.image == name)
+    readings = oracle_readings(record)
+    winning = next(i for i, t in enumerate(record.tiles) if t.role == "winning")
+    index = match_labels([tuple(t.box) for t in record.tiles], [r.detection.box for r in readings])[winning]
+    upright = dataclasses.replace(readings[index].detection, rotated=False)
+    readings[index] = dataclasses.replace(readings[index], detection=upright)
+    return record, readings, index
+
+
+@pytest.mark.parametrize("name", ["hand-standing-row.jpg", "hand-four-sets.jpg"])
+def test_the_lone_tile_beside_the_row_is_the_winning_tile(name):
+    record, readings, index = _readings_with_the_turn_missed(name)
+    result = read_readings(readings, context=record.hand["context"], infer_unseen=True)
+    assert result.decoded.unseen is None
+    assert result.decoded.winning_index == index
+    assert same_hand(result.hand, record.hand)
+    assert any("taken for the winning tile" in warning for warning in result.warnings)
+
+
+def test_without_inferring_unseen_tiles_nothing_is_retried():
+    """The live mode reads the table as the player lays it out: a hand a tile short stays short."""
+    record, readings, _ = _readings_with_the_turn_missed("hand-four-sets.jpg")
+    with pytest.raises(InputError, match="not a winning hand|missing"):
+        read_readings(readings, context=record.hand["context"])
