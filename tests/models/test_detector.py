@@ -30,8 +30,10 @@ from vision.models.detector import (
 
 TABLE_PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "table-photos"
 SAMPLES = REPO_ROOT / "datasets" / "samples" / "manifest.jsonl"
-REAL_RECALL, REAL_PRECISION = 0.95, 0.93
-SAMPLE_RECALL, SAMPLE_PRECISION = 0.92, 0.92
+# The shipped model's measured figures (models/MODEL_CARD.md; p2: 98.05% / 97.53% on the real
+# validation photos, 93.3% / 91.1% on the samples) less a small margin.
+REAL_RECALL, REAL_PRECISION = 0.97, 0.96
+SAMPLE_RECALL, SAMPLE_PRECISION = 0.92, 0.90
 needs_table_photos = pytest.mark.skipif(not (TABLE_PHOTOS / "images").is_dir(),
                                         reason="shared table photos not available")
 
@@ -69,7 +71,7 @@ def test_reads_the_bundled_sample_photos(detector: TileDetector) -> None:
     assert metrics.images == 6
     assert metrics.recall >= SAMPLE_RECALL
     assert metrics.precision >= SAMPLE_PRECISION
-    # Tiles lying across their row are told from their outlines (9 of 9, no false flag when shipped).
+    # Tiles lying across their row are told from their outlines (8 of 9, one false flag when shipped).
     assert flags.sideways_found >= 7 and flags.sideways_false <= 2
 
 

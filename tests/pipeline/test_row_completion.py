@@ -56,9 +56,9 @@ def test_without_sure_tiles_nothing_faint_is_kept():
 
 
 def test_the_shipped_detector_keeps_faint_hand_tiles_of_the_concealed_kong_sample():
-    """On the bundled concealed-kong render some hand tiles are only faint peaks (with detector r15
-    a face-down tile of the kong just under its 0.5 threshold, and a 0.41); completion keeps them,
-    and keeps nothing off the hand."""
+    """On the bundled concealed-kong render some hand tiles are only faint peaks (with detector p2 a
+    4s of a sideways meld; with r15 and p1 a face-down tile of the kong as well); completion keeps
+    them, and keeps nothing off the hand."""
     records = read_manifest(SAMPLES / "manifest.jsonl")
     record = next(r for r in records if r.image == "hand-concealed-kong.jpg")
     image = cv2.imread(str(SAMPLES / record.image))
@@ -71,7 +71,6 @@ def test_the_shipped_detector_keeps_faint_hand_tiles_of_the_concealed_kong_sampl
     hand = [t for t in record.tiles if t.role != "distractor"]
     matches = match_labels([tuple(t.box) for t in hand], [d.box for d in added])
     assert len(matches) == len(added), "a faint detection kept off the hand"
-    assert any(hand[i].face_down for i in matches)
 
 
 def test_a_hand_that_does_not_read_with_a_faint_tile_is_read_without_it():

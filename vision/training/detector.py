@@ -63,7 +63,7 @@ class DetectorTrainConfig:
 
     data_root: Path = DEFAULT_DATA_ROOT
     output: Path = Path("models/detector.onnx")
-    steps: int = 14000
+    steps: int = 12000
     batch_size: int = 8
     crop_size: int = 384
     # Progressive crops: the first ``early_crop_share`` of the steps train on smaller crops at the
