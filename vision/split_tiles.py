@@ -41,11 +41,6 @@ def _frame(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
     return across / max(width, 1e-9), up / max(height, 1e-9), width, height
 
 
-def _aspect(detection: Detection) -> float:
-    _, _, width, height = _frame(np.asarray(detection.quad, np.float64))
-    return width / max(height, 1e-9)
-
-
 def _halves_of_one_tile(first: Detection, second: Detection, typical_aspect: float) -> bool:
     a, b = np.asarray(first.quad, np.float64), np.asarray(second.quad, np.float64)
     across, up, _, height = _frame(a)
@@ -66,13 +61,12 @@ def _halves_of_one_tile(first: Detection, second: Detection, typical_aspect: flo
     return JOINED_SHARE[0] <= (width / joined_height) / typical_aspect <= JOINED_SHARE[1]
 
 
-def _similar_tiles(detections: list[Detection], index: int, upright: list[int]) -> list[int]:
+def _similar_tiles(frames: dict[int, tuple[np.ndarray, np.ndarray, float, float]], index: int) -> list[int]:
     """The upright tiles seen like ``index``: about its height, their up axes along its own (a
     standing row and the flat sets behind it differ in both, and in their faces' aspect)."""
-    _, up, _, height = _frame(np.asarray(detections[index].quad, np.float64))
+    _, up, _, height = frames[index]
     similar = []
-    for j in upright:
-        _, other_up, _, other_height = _frame(np.asarray(detections[j].quad, np.float64))
+    for j, (_, other_up, _, other_height) in frames.items():
         same_size = max(height, other_height) <= HEIGHT_RATIO * min(height, other_height)
         if same_size and abs(float(up @ other_up)) >= SAME_AXIS:
             similar.append(j)
@@ -87,10 +81,11 @@ def join_split_tiles(detections: list[Detection]) -> list[Detection]:
     upright = [i for i, d in enumerate(detections) if d.quad is not None and not d.rotated]
     if len(upright) < 3:
         return detections
-    aspects = {i: _aspect(detections[i]) for i in upright}
+    frames = {i: _frame(np.asarray(detections[i].quad, np.float64)) for i in upright}
+    aspects = {i: width / max(height, 1e-9) for i, (_, _, width, height) in frames.items()}
     typical: dict[int, float] = {}
     for i in upright:
-        similar = _similar_tiles(detections, i, upright)
+        similar = _similar_tiles(frames, i)
         if len(similar) >= 3:
             typical[i] = float(np.percentile([aspects[j] for j in similar], TYPICAL_PERCENTILE))
     slivers = sorted((i for i in typical if aspects[i] < SLIVER_SHARE * typical[i]),
