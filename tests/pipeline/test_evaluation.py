@@ -104,3 +104,16 @@ def test_a_missing_manifest_is_a_one_line_error(tmp_path, capsys):
     assert main(["--synth", str(tmp_path / "missing.jsonl"), "--real", str(tmp_path / "none")]) == 2
     error = capsys.readouterr().err
     assert "missing.jsonl" in error and len(error.strip().splitlines()) == 1
+
+
+def test_the_real_photo_split_keeps_only_that_splits_photos():
+    """``--split val`` reads the table photos the models never trained on, and only those."""
+    from vision.evaluation.detection import table_photo_split
+
+    manifest = Path(__file__).resolve().parents[2] / "datasets" / "real-labels" / "table-photos.jsonl"
+    names = [Path(r.image).name for r in read_manifest(manifest)]
+    wanted = [n for n in names if table_photo_split(n) == "val"]
+    assert 0 < len(wanted) < len(names)
+    report = evaluate_manifest(manifest, oracle=True, split="val", limit=3)
+    assert [Path(o.image).name for o in report.outcomes] == wanted[:3]
+    assert "(val split)" in report.name

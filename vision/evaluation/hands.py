@@ -249,12 +249,20 @@ def is_readable(record: Any) -> bool:
 
 def evaluate_manifest(path: Path, *, pipeline: Any = None, rules: Any = "taiwan", oracle: bool = False,
                       boxes_only: bool = False, true_codes: bool = False,
-                      limit: int | None = None) -> HandsReport:
+                      limit: int | None = None, split: str | None = None) -> HandsReport:
+    """``split`` keeps only the photos of that split of the real table photos (``train`` / ``val``, by
+    ``vision.evaluation.detection.table_photo_split``), e.g. the validation part of
+    ``datasets/real-labels/table-photos.jsonl``, which the models never trained on."""
     from vision.dataset.manifest import read_manifest
+    from vision.evaluation.detection import table_photo_split
 
-    records = read_manifest(path)[:limit]
+    records = read_manifest(path)
+    if split is not None:
+        records = [r for r in records if table_photo_split(Path(r.image).name) == split]
+    records = records[:limit]
     mode = "" if not oracle else " (oracle readings, boxes only)" if boxes_only else " (oracle readings)"
     mode = " (detected tiles, true codes)" if true_codes else mode
+    mode += f" ({split} split)" if split is not None else ""
     report = HandsReport(name=f"{path}{mode}")
     for record in records:
         outcome = evaluate_record(record, path.parent, pipeline=pipeline, rules=rules, oracle=oracle,
@@ -322,6 +330,9 @@ def main(argv: list[str]) -> int:
                         help="the detector's tiles read as their labelled codes (what detection, layout "
                              "and decoding lose, without the classifier)")
     parser.add_argument("--limit", type=int)
+    parser.add_argument("--split", choices=("train", "val"),
+                        help="read only that split of the --real photos (by the table photos' split rule; "
+                             "for datasets/real-labels/table-photos.jsonl)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     from vision.pipeline import PhotoPipeline
@@ -340,7 +351,8 @@ def main(argv: list[str]) -> int:
         parser.error("--true-codes and --oracle are two different diagnoses; pick one")
     try:
         reports = [evaluate_manifest(m, pipeline=pipeline, rules=args.rules, oracle=args.oracle,
-                                     boxes_only=args.boxes_only, true_codes=args.true_codes, limit=args.limit)
+                                     boxes_only=args.boxes_only, true_codes=args.true_codes, limit=args.limit,
+                                     split=args.split if m == args.real else None)
                    for m in manifests]
     except InputError as error:  # a missing or malformed manifest, an unknown rule set
         print(f"evaluate.py hands: error: {error}", file=sys.stderr)
