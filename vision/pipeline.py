@@ -286,7 +286,8 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
     tile is not down yet, and announcing it would be premature.
     ``optional`` are the indices of tiles the detector was unsure of (weak peaks kept because they
     extend a row): when no winning hand reads with them, the hand is read again without them, and
-    the result's readings are then the others.
+    the result's readings are then the others. Readings whose detection is a ``spare`` are left out
+    unless the hand is a tile short without them (:func:`_read_with_spares`).
     Raises InputError for photos that cannot be a hand (no tiles, two hands, not a winning hand).
     """
     spares = [i for i, reading in enumerate(readings) if reading.detection.spare]
