@@ -7,7 +7,8 @@ the 200 held-out renders (seeds 900000-, detector p2, tiles read as their true c
 wrong was among the faults of 8 of the 45 failing readable hands; in most of the others only one
 half was found, which this cannot mend (the join wins back 2 hands, and loses none on 350 renders).
 A tile is never that narrow against its own height: two such slivers side by side, the same height,
-which together are as wide as the other tiles, are one tile.
+which together are as wide as the other tiles and have a whole tile beside them in their row, are
+one tile. (Without the row neighbour, two tiles seen edge-on in a pile on a real photo were joined.)
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ SAME_AXIS = 0.96
 ACROSS_GAP = 0.15
 #: ... and may overlap this much (the halves often share the middle of the face).
 ACROSS_OVERLAP = 0.35
+#: A joined face's neighbour in its row lies at most this far from it (in heights).
+NEIGHBOUR_GAP = 0.5
 
 
 def _frame(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
@@ -45,11 +48,9 @@ def _frame(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
 
 def _halves_of_one_tile(first: Detection, second: Detection, typical_aspect: float) -> bool:
     a, b = np.asarray(first.quad, np.float64), np.asarray(second.quad, np.float64)
-    across, up, _, height = _frame(a)
-    _, other_up, _, other_height = _frame(b)
-    if max(height, other_height) > HEIGHT_RATIO * min(height, other_height):
-        return False
-    if abs(float(up @ other_up)) < SAME_AXIS:
+    frame = _frame(a)
+    across, up, _, height = frame
+    if not _seen_alike(frame, _frame(b)):
         return False
     offset = b.mean(axis=0) - a.mean(axis=0)
     if abs(float(offset @ up)) > UP_OFFSET * height:
@@ -63,16 +64,39 @@ def _halves_of_one_tile(first: Detection, second: Detection, typical_aspect: flo
     return JOINED_SHARE[0] <= (width / joined_height) / typical_aspect <= JOINED_SHARE[1]
 
 
+def _seen_alike(first: tuple[np.ndarray, np.ndarray, float, float],
+                second: tuple[np.ndarray, np.ndarray, float, float]) -> bool:
+    """Two faces of about one height whose up axes lie along each other (frames from :func:`_frame`)."""
+    _, up, _, height = first
+    _, other_up, _, other_height = second
+    same_size = max(height, other_height) <= HEIGHT_RATIO * min(height, other_height)
+    return same_size and abs(float(up @ other_up)) >= SAME_AXIS
+
+
 def _similar_tiles(frames: dict[int, tuple[np.ndarray, np.ndarray, float, float]], index: int) -> list[int]:
-    """The upright tiles seen like ``index``: about its height, their up axes along its own (a
-    standing row and the flat sets behind it differ in both, and in their faces' aspect)."""
-    _, up, _, height = frames[index]
-    similar = []
-    for j, (_, other_up, _, other_height) in frames.items():
-        same_size = max(height, other_height) <= HEIGHT_RATIO * min(height, other_height)
-        if same_size and abs(float(up @ other_up)) >= SAME_AXIS:
-            similar.append(j)
-    return similar
+    """The upright tiles seen like ``index`` (a standing row and the flat sets behind it differ in
+    height and axis, and in their faces' aspect)."""
+    return [j for j in frames if _seen_alike(frames[index], frames[j])]
+
+
+def _in_a_row(quad: np.ndarray, frames: dict[int, tuple[np.ndarray, np.ndarray, float, float]],
+              quads: dict[int, np.ndarray], others: list[int]) -> bool:
+    """Whether a joined face has a whole tile beside it in its row: the same height and axis, level
+    with it, touching along its across axis. The halves of a tile in a laid-out hand have one; two
+    tiles lying askew in a pile rarely do."""
+    frame = _frame(quad)
+    across, up, _, height = frame
+    span = quad @ across
+    for j in others:
+        if not _seen_alike(frame, frames[j]):
+            continue
+        if abs(float((quads[j].mean(axis=0) - quad.mean(axis=0)) @ up)) > UP_OFFSET * height:
+            continue
+        other_span = quads[j] @ across
+        gap = max(float(other_span.min() - span.max()), float(span.min() - other_span.max()))
+        if -ACROSS_GAP * height <= gap <= NEIGHBOUR_GAP * height:
+            return True
+    return False
 
 
 def join_split_tiles(detections: list[Detection]) -> list[Detection]:
@@ -83,7 +107,8 @@ def join_split_tiles(detections: list[Detection]) -> list[Detection]:
     upright = [i for i, d in enumerate(detections) if d.quad is not None and not d.rotated]
     if len(upright) < 3:
         return detections
-    frames = {i: _frame(np.asarray(detections[i].quad, np.float64)) for i in upright}
+    quads = {i: np.asarray(detections[i].quad, np.float64) for i in upright}
+    frames = {i: _frame(quads[i]) for i in upright}
     aspects = {i: width / max(height, 1e-9) for i, (_, _, width, height) in frames.items()}
     typical: dict[int, float] = {}
     for i in upright:
@@ -102,6 +127,9 @@ def join_split_tiles(detections: list[Detection]) -> list[Detection]:
         if partner is None:
             continue
         quad = merged_outline(detections[i].quad, detections[partner].quad)
+        whole = [j for j in upright if j not in slivers]
+        if not _in_a_row(quad, frames, quads, whole):
+            continue
         low, high = quad.min(axis=0), quad.max(axis=0)
         box = (float(low[0]), float(low[1]), float(high[0]), float(high[1]))
         joined[i] = replace(detections[i], box=box, quad=tuple((float(x), float(y)) for x, y in quad))

@@ -32,6 +32,13 @@ def test_two_narrow_tiles_that_together_are_too_wide_are_left_alone():
     assert join_split_tiles([*ROW, *narrow]) == [*ROW, *narrow]
 
 
+def test_two_slivers_with_no_whole_tile_beside_them_in_a_row_are_left_alone():
+    """Two tiles seen edge-on side by side in a pile, away from the row: no neighbour lies level
+    with them, so they are not taken for the halves of one tile."""
+    left, right = _upright(155, 200, 171, 240, 0.7), _upright(168, 201, 185, 240, 0.6)
+    assert join_split_tiles([*ROW, left, right]) == [*ROW, left, right]
+
+
 def test_standing_tiles_beside_wider_flat_faces_are_not_slivers():
     """Faces of a standing row (tall) next to many flat tiles seen from above (wide, shorter): each
     is judged against the tiles seen like it, so two standing faces are not taken for one tile."""
