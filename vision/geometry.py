@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 import cv2
 import numpy as np
@@ -66,3 +67,15 @@ def merged_outline(main: Sequence[Sequence[float]], other: Sequence[Sequence[flo
     u, v = points @ across, points @ up
     return centre + np.array([u.min() * across + v.max() * up, u.max() * across + v.max() * up,
                               u.max() * across + v.min() * up, u.min() * across + v.min() * up])
+
+
+def merged_detection(kept: Detection, weaker: Detection) -> Detection:
+    """One detection for a tile found twice or in two halves: the stronger one, its outline grown
+    to hold both (:func:`merged_outline`) and its box fitted to that outline. Without outlines the
+    stronger detection stays as it is."""
+    if kept.quad is None or weaker.quad is None:
+        return kept
+    quad = merged_outline(kept.quad, weaker.quad)
+    low, high = quad.min(axis=0), quad.max(axis=0)
+    return replace(kept, box=(float(low[0]), float(low[1]), float(high[0]), float(high[1])),
+                   quad=tuple((float(x), float(y)) for x, y in quad))

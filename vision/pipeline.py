@@ -39,7 +39,7 @@ from vision.confidence import (
     tile_alternatives,
 )
 from vision.decode import HandReading, LegalReading, decode_hand
-from vision.geometry import intersection_area, merged_outline, outline_iou
+from vision.geometry import intersection_area, merged_detection, outline_iou
 from vision.imageio import ArraySource, PhotoSource
 from vision.layout import face_outline, layout_candidates, row_angle
 from vision.outline_views import second_outlines
@@ -489,15 +489,6 @@ def _same_tile(first: Detection, second: Detection) -> bool:
     return intersection_area(first.box, second.box) / smaller > DUPLICATE_OVERLAP
 
 
-def _merge(kept: Detection, weaker: Detection) -> Detection:
-    """One detection for a tile found twice: the stronger one, its outline grown to hold both."""
-    if kept.quad is None or weaker.quad is None:
-        return kept
-    quad = merged_outline(kept.quad, weaker.quad)
-    box = (float(quad[:, 0].min()), float(quad[:, 1].min()), float(quad[:, 0].max()), float(quad[:, 1].max()))
-    return replace(kept, box=box, quad=tuple((float(x), float(y)) for x, y in quad))
-
-
 def merge_duplicates(detections: list[Detection]) -> list[Detection]:
     """One detection per tile, where the detector found a tile twice.
 
@@ -513,7 +504,7 @@ def merge_duplicates(detections: list[Detection]) -> list[Detection]:
         if twin is None:
             kept.append(detection)
         else:
-            kept[twin] = _merge(kept[twin], detection)
+            kept[twin] = merged_detection(kept[twin], detection)
     return kept
 
 

@@ -13,11 +13,9 @@ one tile. (Without the row neighbour, two tiles seen edge-on in a pile on a real
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 
-from vision.geometry import merged_outline, outline_edges
+from vision.geometry import merged_detection, merged_outline, outline_edges
 from vision.types import Detection
 
 #: A face narrower than this share of the tiles' typical width (across / up) is a sliver. Typical is
@@ -39,33 +37,40 @@ ACROSS_OVERLAP = 0.35
 NEIGHBOUR_GAP = 0.5
 
 
-def _frame(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
+#: A face's unit across axis, unit up axis, width and height.
+_Frame = tuple[np.ndarray, np.ndarray, float, float]
+
+
+def _frame(quad: np.ndarray) -> _Frame:
     """Unit across axis, unit up axis, face width and face height of an outline."""
     up, across = outline_edges(quad)
     height, width = float(np.hypot(*up)), float(np.hypot(*across))
     return across / max(width, 1e-9), up / max(height, 1e-9), width, height
 
 
-def _halves_of_one_tile(first: Detection, second: Detection, typical_aspect: float) -> bool:
-    a, b = np.asarray(first.quad, np.float64), np.asarray(second.quad, np.float64)
-    frame = _frame(a)
+def _across_gap(a: np.ndarray, b: np.ndarray, frame: _Frame) -> float | None:
+    """The gap between outlines ``a`` and ``b`` across ``a``'s face (negative: overlap), or None when
+    ``b`` is not level with ``a`` (centres further apart up the face than :data:`UP_OFFSET`)."""
     across, up, _, height = frame
-    if not _seen_alike(frame, _frame(b)):
-        return False
-    offset = b.mean(axis=0) - a.mean(axis=0)
-    if abs(float(offset @ up)) > UP_OFFSET * height:
-        return False
+    if abs(float((b.mean(axis=0) - a.mean(axis=0)) @ up)) > UP_OFFSET * height:
+        return None
     span_a, span_b = a @ across, b @ across
-    gap = max(float(span_b.min() - span_a.max()), float(span_a.min() - span_b.max()))
-    if not -ACROSS_OVERLAP * height <= gap <= ACROSS_GAP * height:
+    return max(float(span_b.min() - span_a.max()), float(span_a.min() - span_b.max()))
+
+
+def _halves_of_one_tile(a: np.ndarray, b: np.ndarray, frame: _Frame, other: _Frame, typical_aspect: float
+                        ) -> bool:
+    if not _seen_alike(frame, other):
         return False
-    joined = merged_outline(a, b)
-    _, _, width, joined_height = _frame(joined)
+    gap = _across_gap(a, b, frame)
+    height = frame[3]
+    if gap is None or not -ACROSS_OVERLAP * height <= gap <= ACROSS_GAP * height:
+        return False
+    _, _, width, joined_height = _frame(merged_outline(a, b))
     return JOINED_SHARE[0] <= (width / joined_height) / typical_aspect <= JOINED_SHARE[1]
 
 
-def _seen_alike(first: tuple[np.ndarray, np.ndarray, float, float],
-                second: tuple[np.ndarray, np.ndarray, float, float]) -> bool:
+def _seen_alike(first: _Frame, second: _Frame) -> bool:
     """Two faces of about one height whose up axes lie along each other (frames from :func:`_frame`)."""
     _, up, _, height = first
     _, other_up, _, other_height = second
@@ -73,28 +78,24 @@ def _seen_alike(first: tuple[np.ndarray, np.ndarray, float, float],
     return same_size and abs(float(up @ other_up)) >= SAME_AXIS
 
 
-def _similar_tiles(frames: dict[int, tuple[np.ndarray, np.ndarray, float, float]], index: int) -> list[int]:
+def _similar_tiles(frames: dict[int, _Frame], index: int) -> list[int]:
     """The upright tiles seen like ``index`` (a standing row and the flat sets behind it differ in
     height and axis, and in their faces' aspect)."""
     return [j for j in frames if _seen_alike(frames[index], frames[j])]
 
 
-def _in_a_row(quad: np.ndarray, frames: dict[int, tuple[np.ndarray, np.ndarray, float, float]],
-              quads: dict[int, np.ndarray], others: list[int]) -> bool:
+def _in_a_row(quad: np.ndarray, frames: dict[int, _Frame], quads: dict[int, np.ndarray], others: list[int]
+              ) -> bool:
     """Whether a joined face has a whole tile beside it in its row: the same height and axis, level
     with it, touching along its across axis. The halves of a tile in a laid-out hand have one; two
     tiles lying askew in a pile rarely do."""
     frame = _frame(quad)
-    across, up, _, height = frame
-    span = quad @ across
+    height = frame[3]
     for j in others:
         if not _seen_alike(frame, frames[j]):
             continue
-        if abs(float((quads[j].mean(axis=0) - quad.mean(axis=0)) @ up)) > UP_OFFSET * height:
-            continue
-        other_span = quads[j] @ across
-        gap = max(float(other_span.min() - span.max()), float(span.min() - other_span.max()))
-        if -ACROSS_GAP * height <= gap <= NEIGHBOUR_GAP * height:
+        gap = _across_gap(quad, quads[j], frame)
+        if gap is not None and -ACROSS_GAP * height <= gap <= NEIGHBOUR_GAP * height:
             return True
     return False
 
@@ -117,21 +118,17 @@ def join_split_tiles(detections: list[Detection]) -> list[Detection]:
             typical[i] = float(np.percentile([aspects[j] for j in similar], TYPICAL_PERCENTILE))
     slivers = sorted((i for i in typical if aspects[i] < SLIVER_SHARE * typical[i]),
                      key=lambda i: -detections[i].score)
+    sliver_set = set(slivers)
+    whole = [j for j in upright if j not in sliver_set]
     joined: dict[int, Detection] = {}
     absorbed: set[int] = set()
     for position, i in enumerate(slivers):
         if i in absorbed or i in joined:
             continue
         partner = next((j for j in slivers[position + 1:] if j not in absorbed and j not in joined
-                        and _halves_of_one_tile(detections[i], detections[j], typical[i])), None)
-        if partner is None:
+                        and _halves_of_one_tile(quads[i], quads[j], frames[i], frames[j], typical[i])), None)
+        if partner is None or not _in_a_row(merged_outline(quads[i], quads[partner]), frames, quads, whole):
             continue
-        quad = merged_outline(detections[i].quad, detections[partner].quad)
-        whole = [j for j in upright if j not in slivers]
-        if not _in_a_row(quad, frames, quads, whole):
-            continue
-        low, high = quad.min(axis=0), quad.max(axis=0)
-        box = (float(low[0]), float(low[1]), float(high[0]), float(high[1]))
-        joined[i] = replace(detections[i], box=box, quad=tuple((float(x), float(y)) for x, y in quad))
+        joined[i] = merged_detection(detections[i], detections[partner])
         absorbed.add(partner)
     return [joined.get(i, d) for i, d in enumerate(detections) if i not in absorbed]
