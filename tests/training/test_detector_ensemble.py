@@ -1,0 +1,95 @@
+"""Detector ensembles: the ensemble's maps are the mean of its members', read by the runtime as is."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from scripts.ensemble_detector import main as ensemble_main  # noqa: E402
+from vision.models.detector import TileDetector  # noqa: E402
+from vision.training.detector import export_onnx  # noqa: E402
+from vision.training.detector_ensemble import EnsembleError, build_detector_ensemble  # noqa: E402
+from vision.training.detector_model import MAP_CHANNELS, STRIDE, TileDetectorNet  # noqa: E402
+
+
+def _member(path: Path, seed: int, threshold: str, input_size: int = 256) -> Path:
+    """A detector of this project's architecture with its own random weights, exported as training does."""
+    torch.manual_seed(seed)
+    metadata = {"input_size": str(input_size), "stride": str(STRIDE), "score_threshold": threshold,
+                "channels": json.dumps(list(MAP_CHANNELS)), "seed": str(seed), "steps": "0"}
+    export_onnx(TileDetectorNet(), path, metadata, input_size)
+    return path
+
+
+def _photo() -> np.ndarray:
+    rng = np.random.default_rng(7)
+    return rng.integers(0, 255, (180, 240, 3), dtype=np.uint8)
+
+
+def test_the_ensembles_maps_are_the_mean_of_its_members(tmp_path: Path) -> None:
+    first = _member(tmp_path / "a.onnx", 1, "0.5")
+    second = _member(tmp_path / "b.onnx", 2, "0.6")
+    output = tmp_path / "ensemble.onnx"
+    metadata = build_detector_ensemble([first, second], output)
+
+    maps_a, _ = TileDetector(first).predict_maps(_photo())
+    maps_b, _ = TileDetector(second).predict_maps(_photo())
+    ensemble = TileDetector(output)
+    maps, _ = ensemble.predict_maps(_photo())
+    assert not np.allclose(maps_a, maps_b, atol=1e-3)  # the members differ, so the mean is a real test
+    np.testing.assert_allclose(maps, (maps_a + maps_b) / 2, atol=1e-5)
+    assert ensemble.score_threshold == pytest.approx(0.55) and ensemble.gives_outlines
+    members = json.loads(metadata["members"])
+    assert [m["seed"] for m in members] == ["1", "2"] and [m["file"] for m in members] == ["a.onnx", "b.onnx"]
+
+
+def test_an_ensemble_may_replace_one_of_its_members(tmp_path: Path) -> None:
+    """``--output models/detector.onnx`` with the shipped model a member: read first, written last."""
+    first = _member(tmp_path / "detector.onnx", 1, "0.5")
+    single, _ = TileDetector(first).predict_maps(_photo())
+    second = _member(tmp_path / "other.onnx", 2, "0.5")
+    other, _ = TileDetector(second).predict_maps(_photo())
+    build_detector_ensemble([first, second], first)
+    maps, _ = TileDetector(first).predict_maps(_photo())
+    np.testing.assert_allclose(maps, (single + other) / 2, atol=1e-5)
+    assert not list(tmp_path.glob("*.tmp.onnx"))
+
+
+def test_members_that_cannot_be_averaged_are_refused(tmp_path: Path) -> None:
+    first = _member(tmp_path / "a.onnx", 1, "0.5")
+    wider = _member(tmp_path / "wide.onnx", 2, "0.5", input_size=320)
+    with pytest.raises(EnsembleError, match="input size, stride or channels"):
+        build_detector_ensemble([first, wider], tmp_path / "out.onnx")
+    with pytest.raises(EnsembleError, match="at least two"):
+        build_detector_ensemble([first], tmp_path / "out.onnx")
+    ensemble = tmp_path / "ensemble.onnx"
+    build_detector_ensemble([first, _member(tmp_path / "b.onnx", 3, "0.5")], ensemble)
+    with pytest.raises(EnsembleError, match="itself an ensemble"):
+        build_detector_ensemble([ensemble, first], tmp_path / "out.onnx")
+    stranger = tmp_path / "stranger.onnx"
+    proto = onnx.load(str(first))
+    del proto.metadata_props[:]
+    onnx.save(proto, str(stranger))
+    with pytest.raises(EnsembleError, match="not a taicam detector"):
+        build_detector_ensemble([first, stranger], tmp_path / "out.onnx")
+    assert not (tmp_path / "out.onnx").exists()
+
+
+def test_the_script_says_what_is_wrong_in_one_line(tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    first = _member(tmp_path / "a.onnx", 1, "0.5")
+    output = str(tmp_path / "e.onnx")
+    assert ensemble_main([str(first), str(tmp_path / "missing.onnx"), "--output", output]) == 2
+    assert capsys.readouterr().err.strip() == f"ensemble_detector: no model at {tmp_path / 'missing.onnx'}"
+    wider = _member(tmp_path / "wide.onnx", 2, "0.5", input_size=320)
+    assert ensemble_main([str(first), str(wider), "--output", output, "--keep-threshold"]) == 2
+    assert "differs from" in capsys.readouterr().err
+    third = _member(tmp_path / "b.onnx", 3, "0.7")
+    assert ensemble_main([str(first), str(third), "--output", output, "--keep-threshold"]) == 0
+    assert TileDetector(tmp_path / "e.onnx").score_threshold == pytest.approx(0.6)
