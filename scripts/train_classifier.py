@@ -13,16 +13,15 @@ their own number and name, and every real crop set; 33 minutes with ``--threads 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from vision.models import models_dir
 from vision.training.classifier_train import (
     TrainConfig,
-    calibrate_onnx,
     calibration_samples,
     export_onnx,
+    recalibrate_folder,
     train_classifier,
     verify_onnx,
     write_labels,
@@ -92,14 +91,7 @@ def main(argv: list[str]) -> int:
 
 
 def recalibrate(folder: Path, stem: str = "classifier") -> int:
-    labels_path = folder / f"{stem}.labels.json"
-    obj = json.loads(labels_path.read_text(encoding="utf-8"))
-    temperature, count = calibrate_onnx(folder / f"{stem}.onnx")
-    obj["temperature"] = round(temperature, 4)
-    obj.setdefault("training", {})["calibration_crops"] = count
-    tmp = labels_path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(obj, indent=1) + "\n", encoding="utf-8")
-    tmp.replace(labels_path)
+    temperature, count, labels_path = recalibrate_folder(folder, stem)
     print(f"temperature {temperature:.3f} on {count} calibration crops -> {labels_path}")
     return 0
 

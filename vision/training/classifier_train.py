@@ -110,6 +110,22 @@ def calibrate_onnx(onnx_path: Path) -> tuple[float, int]:
     return fit_temperature(classifier.logits(images)[:, order], labels), len(labels)
 
 
+def recalibrate_folder(folder: Path, stem: str = "classifier") -> tuple[float, int, Path]:
+    """Refit the temperature of ``folder/<stem>.onnx`` and rewrite it into its label file (atomically).
+
+    Returns the temperature, the number of calibration crops and the label file's path.
+    """
+    labels_path = folder / f"{stem}.labels.json"
+    obj = json.loads(labels_path.read_text(encoding="utf-8"))
+    temperature, count = calibrate_onnx(folder / f"{stem}.onnx")
+    obj["temperature"] = round(temperature, 4)
+    obj.setdefault("training", {})["calibration_crops"] = count
+    tmp = labels_path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(obj, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(labels_path)
+    return temperature, count, labels_path
+
+
 def train_classifier(config: TrainConfig, log: Callable[[str], None] = print,
                      samples: list[Sample] | None = None, calibrate: bool = True) -> TrainResult:
     """Train :class:`TileNet` on augmented crops; return the model and its fitted temperature.

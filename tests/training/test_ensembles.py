@@ -1,4 +1,5 @@
-"""Detector ensembles: the ensemble's maps are the mean of its members', read by the runtime as is."""
+"""Ensembles: a detector ensemble's maps and a classifier ensemble's logits are the mean of its
+members', and the runtime reads either as it reads a single model."""
 
 from __future__ import annotations
 
@@ -11,11 +12,17 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from scripts.ensemble_detector import main as ensemble_main  # noqa: E402
+from scripts.ensemble_models import main as ensemble_main  # noqa: E402
+from vision.models.classifier import DEFAULT_INPUT_SIZE, TileClassifier  # noqa: E402
 from vision.models.detector import TileDetector  # noqa: E402
+from vision.training.classifier_ensemble import build_classifier_ensemble  # noqa: E402
+from vision.training.classifier_model import TileNet  # noqa: E402
+from vision.training.classifier_train import TrainConfig, write_labels  # noqa: E402
+from vision.training.classifier_train import export_onnx as export_classifier  # noqa: E402
 from vision.training.detector import export_onnx  # noqa: E402
-from vision.training.detector_ensemble import EnsembleError, build_detector_ensemble  # noqa: E402
+from vision.training.detector_ensemble import build_detector_ensemble  # noqa: E402
 from vision.training.detector_model import MAP_CHANNELS, STRIDE, TileDetectorNet  # noqa: E402
+from vision.training.onnx_mean import EnsembleError  # noqa: E402
 
 
 def _member(path: Path, seed: int, threshold: str, input_size: int = 256) -> Path:
@@ -85,11 +92,55 @@ def test_the_script_says_what_is_wrong_in_one_line(tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     first = _member(tmp_path / "a.onnx", 1, "0.5")
     output = str(tmp_path / "e.onnx")
-    assert ensemble_main([str(first), str(tmp_path / "missing.onnx"), "--output", output]) == 2
-    assert capsys.readouterr().err.strip() == f"ensemble_detector: no model at {tmp_path / 'missing.onnx'}"
+    assert ensemble_main(["detector", str(first), str(tmp_path / "missing.onnx"), "--output", output]) == 2
+    assert capsys.readouterr().err.strip() == f"ensemble_models: no model at {tmp_path / 'missing.onnx'}"
     wider = _member(tmp_path / "wide.onnx", 2, "0.5", input_size=320)
-    assert ensemble_main([str(first), str(wider), "--output", output, "--keep-threshold"]) == 2
+    assert ensemble_main(["detector", str(first), str(wider), "--output", output, "--keep"]) == 2
     assert "differs from" in capsys.readouterr().err
     third = _member(tmp_path / "b.onnx", 3, "0.7")
-    assert ensemble_main([str(first), str(third), "--output", output, "--keep-threshold"]) == 0
+    assert ensemble_main(["detector", str(first), str(third), "--output", output, "--keep"]) == 0
     assert TileDetector(tmp_path / "e.onnx").score_threshold == pytest.approx(0.6)
+
+
+def _classifier(folder: Path, seed: int, temperature: float) -> Path:
+    """A classifier of this project's architecture with its own random weights and label file."""
+    torch.manual_seed(seed)
+    export_classifier(TileNet(43), folder / "classifier.onnx", DEFAULT_INPUT_SIZE)
+    write_labels(folder / "classifier.labels.json", temperature, TrainConfig(seed=seed, steps=1))
+    return folder
+
+
+def _crops() -> list[np.ndarray]:
+    rng = np.random.default_rng(3)
+    return [rng.integers(0, 255, (70, 50, 3), dtype=np.uint8) for _ in range(5)]
+
+
+def test_the_classifier_ensembles_logits_are_the_mean_of_its_members(tmp_path: Path) -> None:
+    first = _classifier(tmp_path / "a", 1, 0.5)
+    second = _classifier(tmp_path / "b", 2, 0.7)
+    labels = build_classifier_ensemble([first, second], tmp_path / "ensemble")
+    logits_a = TileClassifier(first / "classifier.onnx", flower_model=False).logits(_crops())
+    logits_b = TileClassifier(second / "classifier.onnx", flower_model=False).logits(_crops())
+    ensemble = TileClassifier(tmp_path / "ensemble" / "classifier.onnx", flower_model=False)
+    assert not np.allclose(logits_a, logits_b, atol=1e-3)
+    np.testing.assert_allclose(ensemble.logits(_crops()), (logits_a + logits_b) / 2, atol=1e-4)
+    assert ensemble.temperature == pytest.approx(0.6)
+    assert [m["seed"] for m in labels["members"]] == [1, 2]
+    saved = json.loads((tmp_path / "ensemble" / "classifier.labels.json").read_text(encoding="utf-8"))
+    assert saved["labels"] == ensemble.labels and saved["members"] == labels["members"]
+
+
+def test_classifiers_that_cannot_be_averaged_are_refused(tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    first = _classifier(tmp_path / "a", 1, 0.5)
+    other = _classifier(tmp_path / "b", 2, 0.5)
+    obj = json.loads((other / "classifier.labels.json").read_text(encoding="utf-8"))
+    obj["labels"] = obj["labels"][::-1]
+    (other / "classifier.labels.json").write_text(json.dumps(obj), encoding="utf-8")
+    with pytest.raises(EnsembleError, match="labels or input format"):
+        build_classifier_ensemble([first, other], tmp_path / "out")
+    (tmp_path / "empty").mkdir()
+    assert ensemble_main(["classifier", str(first), str(tmp_path / "empty"), "--out", str(tmp_path / "out"),
+                          "--keep"]) == 2
+    assert capsys.readouterr().err.strip().startswith("ensemble_models: ")
+    assert not (tmp_path / "out").exists()

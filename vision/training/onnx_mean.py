@@ -1,0 +1,74 @@
+"""One ONNX model whose output is the mean of several models' outputs on the same input.
+
+Models trained apart (another seed, other data) err on different inputs; averaging their outputs
+is the plainest ensemble and needs no runtime code: the members' graphs sit side by side on the
+shared input and an ONNX ``Mean`` joins their single outputs. Used for the detector's maps
+(``detector_ensemble``) and the classifier's logits (``classifier_ensemble``).
+
+Needs ``onnx`` (the training extra); the runtime never imports this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+
+class EnsembleError(ValueError):
+    """The members cannot be averaged (different inputs or outputs, or not models of this kind)."""
+
+
+def mean_of_models(protos: Sequence, names: Sequence[str], graph_name: str):
+    """An ONNX ``ModelProto`` computing the element-wise mean of ``protos``' outputs.
+
+    Each member must have one input and one output, named as the first member's, and the same
+    opset; ``names`` (files, for messages) match ``protos``. The result has no metadata.
+    """
+    from onnx import compose, helper
+
+    if len(protos) < 2:
+        raise EnsembleError("an ensemble needs at least two models")
+    first = protos[0].graph
+    for name, proto in zip(names, protos, strict=True):
+        graph = proto.graph
+        if len(graph.input) != 1 or len(graph.output) != 1:
+            raise EnsembleError(f"{name} has {len(graph.input)} inputs and {len(graph.output)} outputs, "
+                                "expected 1 and 1")
+        if (graph.input[0].name, graph.output[0].name) != (first.input[0].name, first.output[0].name):
+            raise EnsembleError(f"{name} names its input or output differently from {names[0]}")
+        if proto.opset_import != protos[0].opset_import:
+            raise EnsembleError(f"{name} uses another ONNX opset than {names[0]}")
+
+    nodes, initializers, value_info, outputs = [], [], [], []
+    for index, proto in enumerate(protos):
+        # Every name inside a member gets its own prefix; the shared input keeps its name.
+        renamed = compose.add_prefix(proto, prefix=f"member{index}_", rename_inputs=False)
+        nodes.extend(renamed.graph.node)
+        initializers.extend(renamed.graph.initializer)
+        value_info.extend(renamed.graph.value_info)
+        outputs.append(renamed.graph.output[0].name)
+    mean = helper.make_node("Mean", outputs, [first.output[0].name], name="ensemble_mean")
+    graph = helper.make_graph([*nodes, mean], graph_name, list(first.input), list(first.output),
+                              initializer=initializers, value_info=value_info)
+    model = helper.make_model(graph, opset_imports=list(protos[0].opset_import))
+    model.ir_version = protos[0].ir_version
+    return model
+
+
+def save_model(model, path: Path) -> None:
+    """Check and write ``model``; the file at ``path`` is replaced only once the new one is whole."""
+    import onnx
+
+    onnx.checker.check_model(model)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.onnx")
+    onnx.save(model, str(tmp))
+    tmp.replace(path)
+
+
+def short_digest(path: Path) -> str:
+    """The first 16 hex digits of a file's SHA-256: which member file went into an ensemble."""
+    import hashlib
+
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
