@@ -54,7 +54,7 @@ def build_detector_ensemble(members: Sequence[Path], output: Path) -> dict[str, 
     metadata = {key: metas[0][key] for key in SHARED_KEYS}
     metadata["score_threshold"] = f"{sum(thresholds) / len(thresholds):.3f}"
     metadata["members"] = json.dumps([
-        {"file": Path(path).name, "sha256": short_digest(path),
+        {"file": str(path), "sha256": short_digest(path),
          **{key: meta[key] for key in MEMBER_KEYS if key in meta}}
         for path, meta in zip(members, metas, strict=True)])
     metadata["description"] = (f"taicam tile detector: mean of {len(members)} detectors' maps "
