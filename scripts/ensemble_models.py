@@ -29,6 +29,10 @@ def _detector(args: argparse.Namespace) -> int:
     if missing:
         print(f"ensemble_models: no model at {', '.join(missing)}", file=sys.stderr)
         return 2
+    if not args.keep and not (args.data_root / "images").is_dir():
+        print(f"ensemble_models: no table photos in {args.data_root} to choose the threshold on "
+              "(give --data-root, or --keep)", file=sys.stderr)
+        return 2
     metadata = build_detector_ensemble(args.members, args.output)
     print(f"{args.output}: mean of {len(args.members)} detectors, threshold {metadata['score_threshold']}")
     if not args.keep:

@@ -98,6 +98,10 @@ def test_the_script_says_what_is_wrong_in_one_line(tmp_path: Path,
     wider = _member(tmp_path / "wide.onnx", 2, "0.5", input_size=320)
     assert ensemble_main(["detector", str(first), str(wider), "--output", output, "--keep"]) == 2
     assert "differs from" in capsys.readouterr().err
+    assert ensemble_main(["detector", str(first), str(wider), "--output", output,
+                          "--data-root", str(tmp_path / "nowhere")]) == 2
+    assert "no table photos" in capsys.readouterr().err
+    assert not (tmp_path / "e.onnx").exists()
     third = _member(tmp_path / "b.onnx", 3, "0.7")
     assert ensemble_main(["detector", str(first), str(third), "--output", output, "--keep"]) == 0
     assert TileDetector(tmp_path / "e.onnx").score_threshold == pytest.approx(0.6)

@@ -1,9 +1,11 @@
 """Average several trained tile classifiers into one ONNX model and label file.
 
 Classifiers trained from scratch with other seeds see other augmentations in another order and
-misread different crops; the mean of their logits reads more of them right and is better
-calibrated than either. The ensemble is one ``classifier.onnx`` whose ``logits`` are the members'
-mean (:func:`vision.training.onnx_mean.mean_of_models`) and one ``classifier.labels.json`` in the
+misread different crops; the mean of their logits is the usual way to read more of them right
+(whether it does for a given pair is measured with ``scripts/evaluate.py classifier --model DIR
+--baseline shipped``; ``models/MODEL_CARD.md`` says what was tried). The ensemble is one
+``classifier.onnx`` whose ``logits`` are the members' mean
+(:func:`vision.training.onnx_mean.mean_of_models`) and one ``classifier.labels.json`` in the
 runtime's format, so ``vision.models.classifier`` reads it as any classifier. Its temperature
 starts as the members' mean and must be fitted again on the calibration crops
 (``scripts/ensemble_models.py`` does, as ``train_classifier.py --calibrate-only`` would).

@@ -14,8 +14,12 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vision.training.onnx_mean import EnsembleError, mean_of_models, save_model, short_digest
+
+if TYPE_CHECKING:
+    from onnx import ModelProto
 
 #: Metadata every member must agree on: what the runtime needs to decode the maps.
 SHARED_KEYS = ("input_size", "stride", "channels")
@@ -23,7 +27,7 @@ SHARED_KEYS = ("input_size", "stride", "channels")
 MEMBER_KEYS = ("seed", "steps", "synth_scenes", "real_photos", "score_threshold")
 
 
-def _metadata(proto) -> dict[str, str]:
+def _metadata(proto: ModelProto) -> dict[str, str]:
     return {entry.key: entry.value for entry in proto.metadata_props}
 
 

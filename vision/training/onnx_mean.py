@@ -12,13 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from onnx import ModelProto
 
 
 class EnsembleError(ValueError):
     """The members cannot be averaged (different inputs or outputs, or not models of this kind)."""
 
 
-def mean_of_models(protos: Sequence, names: Sequence[str], graph_name: str):
+def mean_of_models(protos: Sequence[ModelProto], names: Sequence[str], graph_name: str) -> ModelProto:
     """An ONNX ``ModelProto`` computing the element-wise mean of ``protos``' outputs.
 
     Each member must have one input and one output, named as the first member's, and the same
@@ -55,7 +59,7 @@ def mean_of_models(protos: Sequence, names: Sequence[str], graph_name: str):
     return model
 
 
-def save_model(model, path: Path) -> None:
+def save_model(model: ModelProto, path: Path) -> None:
     """Check and write ``model``; the file at ``path`` is replaced only once the new one is whole."""
     import onnx
 
