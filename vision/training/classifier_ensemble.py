@@ -17,6 +17,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from vision.dataset.files import atomic_write_text
 from vision.training.onnx_mean import EnsembleError, mean_of_models, save_model, short_digest
 
 
@@ -65,8 +66,5 @@ def build_classifier_ensemble(members: Sequence[Path], out_dir: Path, stem: str 
     }
     out_dir = Path(out_dir)
     save_model(model, out_dir / f"{stem}.onnx")
-    labels_path = out_dir / f"{stem}.labels.json"
-    tmp = labels_path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(labels, indent=1) + "\n", encoding="utf-8")
-    tmp.replace(labels_path)
+    atomic_write_text(out_dir / f"{stem}.labels.json", json.dumps(labels, indent=1) + "\n")
     return labels

@@ -26,6 +26,7 @@ import torch
 from torch import nn
 
 from scoring.tiles import VISION_CODES
+from vision.dataset.files import atomic_write_text
 from vision.models.classifier import PIXEL_MEAN, PIXEL_STD, InputSize, preprocess_crops
 from vision.training.classifier_data import (
     CLASS_INDEX,
@@ -120,9 +121,7 @@ def recalibrate_folder(folder: Path, stem: str = "classifier") -> tuple[float, i
     temperature, count = calibrate_onnx(folder / f"{stem}.onnx")
     obj["temperature"] = round(temperature, 4)
     obj.setdefault("training", {})["calibration_crops"] = count
-    tmp = labels_path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(obj, indent=1) + "\n", encoding="utf-8")
-    tmp.replace(labels_path)
+    atomic_write_text(labels_path, json.dumps(obj, indent=1) + "\n")
     return temperature, count, labels_path
 
 

@@ -63,12 +63,10 @@ def save_model(model: ModelProto, path: Path) -> None:
     """Check and write ``model``; the file at ``path`` is replaced only once the new one is whole."""
     import onnx
 
+    from vision.dataset.files import atomic_write_bytes
+
     onnx.checker.check_model(model)
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.onnx")
-    onnx.save(model, str(tmp))
-    tmp.replace(path)
+    atomic_write_bytes(Path(path), model.SerializeToString())
 
 
 def short_digest(path: Path) -> str:
