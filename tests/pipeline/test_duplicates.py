@@ -41,3 +41,25 @@ def test_neighbours_with_slightly_overlapping_outlines_are_two_tiles():
     first = _upright(0, 0, 32, 40, 0.9)
     second = _upright(29, 0, 61, 40, 0.9)  # 3 px of overlap: IoU 0.05
     assert len(merge_duplicates([first, second])) == 2
+
+
+def _sideways(x1: float, y1: float, x2: float, y2: float, score: float) -> Detection:
+    """A tile lying across: its face's up axis points along the image x axis (corner 0 bottom-left)."""
+    quad = ((x1, y2), (x1, y1), (x2, y1), (x2, y2))
+    return Detection((x1, y1, x2, y2), score, quad=quad, rotated=True)
+
+
+def test_a_tile_laid_across_in_front_of_a_standing_one_is_a_second_tile():
+    """A winning tile laid flat before its row hides the foot of the standing tile behind it; the
+    standing tile's predicted outline runs down over it (outline IoU above the twin threshold)."""
+    standing = _upright(0, 0, 30, 60, 0.7)
+    in_front = _sideways(4, 30, 60, 64, 0.6)  # outline IoU 0.27; centre 0.8 face widths off
+    kept = merge_duplicates([standing, in_front])
+    assert kept == [standing, in_front]
+
+
+def test_a_tile_found_upright_and_sideways_on_one_face_is_one_tile():
+    """The same face found twice, once with each axis: the centres nearly coincide, so one tile."""
+    upright = _upright(0, 0, 40, 50, 0.8)
+    sideways = _sideways(2, 4, 42, 52, 0.6)
+    assert len(merge_duplicates([upright, sideways])) == 1
