@@ -216,3 +216,38 @@ def test_row_direction_is_axial():
     centres = np.array([[0.0, 0.0], [10.0, 10.0], [20.0, 20.0], [30.0, 30.0]])
     assert abs(estimate_row_direction(centres) - np.pi / 4) < 1e-6
     assert abs(estimate_row_direction(centres[::-1]) - np.pi / 4) < 1e-6
+
+
+def _reread(readings: list[TileReading], scene: Scene, code: str, candidates, nth: int = 0) -> None:
+    """Give the ``nth`` scene tile of ``code`` other classifier candidates (a misreading)."""
+    index = [i for i, t in enumerate(scene.tiles) if t.code == code][nth]
+    readings[index] = TileReading(readings[index].detection, tuple(candidates))
+
+
+def test_a_row_of_flowers_with_one_read_as_a_set_tile_stays_all_flowers():
+    """Seven flowers in their own row, 梅 1 read as 2p and three others unsure (a held-out render):
+    taking the two least sure flowers back would make a "set" of 2p and two flowers."""
+    scene = lay_out(["1m", "2m", "3m", "5p", "6p", "7p", "2s", "3s", "4s", "6s", "7s", "8s", "9m"],
+                    [("chow", ["3s", "4s", "5s"], False)], ["1f", "2f", "3f", "5f", "6f", "7f", "8f"],
+                    "9m", flowers_in_front=False)
+    readings = scene.readings(angle_degrees=-15, jitter=0.5)
+    _reread(readings, scene, "1f", [("2p", 0.63), ("1f", 0.3), ("3p", 0.07)])
+    _reread(readings, scene, "3f", [("3f", 0.75), ("2p", 0.25)])
+    _reread(readings, scene, "6f", [("6f", 0.7), ("6m", 0.3)])
+    _reread(readings, scene, "8f", [("8f", 0.47), ("8m", 0.4), ("5f", 0.13)])
+    roles = _roles(layout_tiles(readings), scene)
+    assert roles["flowers"] == [["1f", "2f", "3f", "5f", "6f", "7f", "8f"]]
+    assert roles["meld"] == [["3s", "4s", "5s"]]
+
+
+def test_a_set_read_partly_as_flowers_beside_a_flower_is_still_a_set():
+    """A pung of 6m touching a flower, two of its tiles read as flowers at 0.7 and the third not:
+    the flower mass says two misread set tiles, not a fourth flower."""
+    scene = lay_out(["1m", "2m", "3m", "5p", "6p", "7p", "2s", "3s", "4s", "6s", "7s", "8s", "9m"],
+                    [("pung", ["6m", "6m", "6m"], False)], ["2f"], "9m", set_gap=0.0)
+    readings = scene.readings(angle_degrees=30, jitter=0.5)
+    _reread(readings, scene, "6m", [("6f", 0.7), ("6m", 0.3)], nth=0)
+    _reread(readings, scene, "6m", [("7f", 0.7), ("6m", 0.3)], nth=1)
+    roles = _roles(layout_tiles(readings), scene)
+    assert roles["meld"] == [["6m", "6m", "6m"]]
+    assert roles["flowers"] == [["2f"]]
