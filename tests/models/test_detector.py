@@ -24,6 +24,8 @@ from vision.models.detector import (
     TileDetector,
     decode_maps,
     letterbox,
+    mean_mirrored_heat,
+    mirror_content,
     smooth_axes,
     turned_against_the_rest,
 )
@@ -214,3 +216,36 @@ def test_neighbours_lying_the_same_way_share_their_up_axis() -> None:
     assert spread(smoothed[row]) < spread(np.degrees(angles)[row])
     assert smoothed[3] == pytest.approx(2.0, abs=1e-4)
     assert smoothed[5] == pytest.approx(80.0, abs=1e-4)
+
+
+def test_the_mirror_view_lines_each_cell_up_with_its_mirror_cell() -> None:
+    """Content 50 px wide at stride 4: the mirrored span is widened to 52 px (13 cells), so pixel
+    column 0 lands on column 51 and the padding beyond the span stays where it was."""
+    image = np.random.default_rng(0).integers(0, 255, (32, 64, 3), dtype=np.uint8)
+    mirrored, cells = mirror_content(image, content_width=50, stride=4)
+    assert cells == 13
+    assert np.array_equal(mirrored[:, 51], image[:, 0])
+    assert np.array_equal(mirrored[:, 0], image[:, 51])
+    assert np.array_equal(mirrored[:, 52:], image[:, 52:])
+    heat = np.zeros((2, 8, 16), np.float32)
+    heat[0, 3, 2] = 0.8  # a peak in cell 2 of this view
+    heat[1] = 5.0
+    other = np.zeros_like(heat)
+    other[0, 3, cells - 1 - 2] = 0.4  # the same tile in the mirror view
+    other[1] = -5.0
+    mean = mean_mirrored_heat(heat, other, cells)
+    assert mean[0, 3, 2] == pytest.approx(0.6)
+    assert mean[0].sum() == pytest.approx(0.6)
+    assert np.array_equal(mean[1], heat[1])  # the other channels are this view's
+
+
+def test_with_the_mirror_view_a_mirrored_photo_gives_the_mirrored_heatmap(detector: TileDetector) -> None:
+    """The real model, a 1280x960 sample (512x384 at the network, whole cells): the averaged heatmap
+    of the mirrored photo is the averaged heatmap of the photo, mirrored."""
+    image = cv2.imread(str(SAMPLES.parent / "hand-flat-row.jpg"))
+    assert image is not None and image.shape[:2] == (960, 1280)
+    heat, _ = detector.predict_maps(image)
+    heat_of_mirror, _ = detector.predict_maps(np.ascontiguousarray(image[:, ::-1]))
+    assert np.allclose(heat[0], heat_of_mirror[0][:, ::-1], atol=1e-4)
+    plain = TileDetector(mirror_view=False).predict_maps(image)[0]
+    assert not np.allclose(plain[0], heat[0], atol=1e-3)

@@ -253,6 +253,33 @@ def turned_against_the_rest(angles: np.ndarray, weights: np.ndarray,
     return _axial_offset(angles, common) > math.radians(limit_degrees)
 
 
+def mirror_content(network_image: np.ndarray, content_width: int, stride: int) -> tuple[np.ndarray, int]:
+    """The letterboxed image with its content mirrored left to right, the padding left on the right.
+
+    The mirrored span is widened to whole cells of the maps (at most ``stride - 1`` grey columns of
+    padding move to the left edge), so that cell ``c`` of one view is cell ``cells - 1 - c`` of the
+    other. Returns the image and that number of cells.
+    """
+    span = min(network_image.shape[1], -(-content_width // stride) * stride)
+    mirrored = network_image.copy()
+    mirrored[:, :span] = network_image[:, :span][:, ::-1]
+    return mirrored, span // stride
+
+
+def mean_mirrored_heat(maps: np.ndarray, mirrored_maps: np.ndarray, cells: int) -> np.ndarray:
+    """``maps`` with its heatmap averaged with the mirror view's, turned back (:func:`mirror_content`).
+
+    Test-time augmentation for the peaks only: a tile is a tile in a mirror too, and the two views'
+    mean lifts a tile one view half misses (a winning tile laid flat before its row) and lowers a
+    peak only one view sees. The other channels (offsets, sizes, axes, corners) stay this view's,
+    which the mirror would need re-signing for. On the 200 held-out renders (seeds 900000-,
+    ensemble p1+p2) it reads 52.5% of the hands exactly against 48.5%; model card, "Mirror view".
+    """
+    out = maps.copy()
+    out[0, :, :cells] = (maps[0, :, :cells] + mirrored_maps[0, :, :cells][:, ::-1]) / 2
+    return out
+
+
 class TileDetector:
     """The shipped tile detector. ``detect(image_bgr)`` returns one ``Detection`` per tile, best first.
 
@@ -260,8 +287,11 @@ class TileDetector:
     """
 
     def __init__(self, model_path: Path | None = None, score_threshold: float | None = None,
-                 threads: int | None = None) -> None:
+                 threads: int | None = None, mirror_view: bool = True) -> None:
+        """``mirror_view``: average the heatmap with the mirror image's (:func:`mean_mirrored_heat`);
+        False runs the network once, as the models were measured until the twelfth session."""
         path = resolve_model_path(model_path, DEFAULT_MODEL_NAME)
+        self.mirror_view = mirror_view
         self.session = create_session(path, threads=threads)
         meta = self.session.get_modelmeta().custom_metadata_map
         try:
@@ -280,11 +310,19 @@ class TileDetector:
         self.model_path = path
 
     def predict_maps(self, image_bgr: np.ndarray) -> tuple[np.ndarray, Letterbox]:
-        """The raw network maps (7,H,W) for an image, with the letterbox that produced them."""
+        """The network maps (channels,H,W) for an image, with the letterbox that produced them; with
+        ``mirror_view`` the heatmap is the mean of the image's and its mirror image's."""
         image = _as_bgr(image_bgr)
         network_image, box = letterbox(image, self.input_size)
-        maps = self.session.run(None, {self.input_name: to_network_input(network_image)})[0][0]
+        maps = self._run(network_image)
+        if self.mirror_view:
+            content_width = max(1, round(box.width * box.scale))
+            mirrored, cells = mirror_content(network_image, content_width, self.stride)
+            maps = mean_mirrored_heat(maps, self._run(mirrored), cells)
         return maps, box
+
+    def _run(self, network_image: np.ndarray) -> np.ndarray:
+        return self.session.run(None, {self.input_name: to_network_input(network_image)})[0][0]
 
     def detect(self, image_bgr: np.ndarray, complete_rows: bool = True, spares: bool = False
                ) -> list[Detection]:
