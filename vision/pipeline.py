@@ -484,8 +484,10 @@ DUPLICATE_OUTLINE_IOU = 0.16
 #: face widths from the other's is a second tile lying across in front of it (a winning tile laid
 #: flat before its row), not the same tile found twice: a tile found twice, upright and sideways,
 #: has both centres on one face. On the 200 held-out renders (seeds 900000-, ensemble p1+p2) the
-#: overlap rules above merged 68 pairs of sure detections, 29 of them two different tiles; 13 of
-#: those lay across, as did 4 true twins, all of them under 0.40 widths apart.
+#: overlap rules above merged 68 pairs of sure detections, 29 of them two different tiles. This
+#: keeps 14 pairs apart: 13 of those, lying across at 0.50-1.00 widths, and one true twin (45.4
+#: degrees, 0.47 widths); the other 3 twins lying across were 0.36-0.37 widths apart. Two pairs of
+#: different tiles lying across at 0.25 and 0.30 widths are still merged.
 CROSSWISE_DEGREES = 45.0
 CROSSWISE_CENTRE_OFFSET = 0.45
 
