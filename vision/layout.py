@@ -617,8 +617,8 @@ def _settle_flowers(run: list[_Tile]) -> list[_Tile]:
     :func:`_reflower` may make a flower group whole; or :func:`_reflower` alone. They disagree on a
     row of flowers with one flower misread as a set tile (seven in a row, one read 2p: the first
     made a "set" of 2p and the two least sure flowers) and on a set misread as flowers beside a
-    flower. The one asking the classifier to be wrong about less flower mass wins; on a tie, the
-    first, as before both were weighed.
+    flower. The one asking the classifier to be wrong about less flower mass wins (a tie keeps the
+    first, the only mend before the twelfth session).
     """
     taken_back = _reflower(_unflower(run))
     all_flowers = _reflower(run)
