@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -40,6 +41,26 @@ def outline_edges(quad: Sequence[Sequence[float]]) -> tuple[np.ndarray, np.ndarr
     each the mean of its two opposite sides, so a sheared or perspective face keeps its axes."""
     q = np.asarray(quad, np.float64)
     return ((q[0] - q[3]) + (q[1] - q[2])) / 2, ((q[1] - q[0]) + (q[2] - q[3])) / 2
+
+
+class FaceFrame(NamedTuple):
+    """A face outline's own axes: unit ``across`` and ``up`` vectors, its ``width`` and ``height``
+    along them, and its ``centre`` (image pixels)."""
+
+    across: np.ndarray
+    up: np.ndarray
+    width: float
+    height: float
+    centre: np.ndarray
+
+
+def face_frame(quad: Sequence[Sequence[float]]) -> FaceFrame:
+    """The frame of an outline (corners top-left, top-right, bottom-right, bottom-left): the stages
+    that compare faces (rows, duplicates, split halves) measure gaps and turns in it."""
+    q = np.asarray(quad, np.float64)
+    up, across = outline_edges(q)
+    height, width = float(np.hypot(*up)), float(np.hypot(*across))
+    return FaceFrame(across / max(width, 1e-9), up / max(height, 1e-9), width, height, q.mean(axis=0))
 
 
 def outline_iou(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> float:

@@ -39,7 +39,7 @@ from vision.confidence import (
     tile_alternatives,
 )
 from vision.decode import HandReading, LegalReading, decode_hand
-from vision.geometry import intersection_area, merged_detection, outline_edges, outline_iou
+from vision.geometry import face_frame, intersection_area, merged_detection, outline_iou
 from vision.imageio import ArraySource, PhotoSource
 from vision.layout import face_outline, layout_candidates, row_angle
 from vision.outline_views import second_outlines
@@ -492,19 +492,12 @@ CROSSWISE_DEGREES = 45.0
 CROSSWISE_CENTRE_OFFSET = 0.45
 
 
-def _face_axes(quad: Any) -> tuple[np.ndarray, float, np.ndarray]:
-    """A face outline's unit up axis, width (across) and centre."""
-    up, across = outline_edges(quad)
-    return up / max(float(np.hypot(*up)), 1e-9), float(np.hypot(*across)), np.mean(quad, axis=0)
-
-
 def lies_across(first: Any, second: Any) -> bool:
     """Whether outline ``second`` is another tile lying across ``first`` (or the reverse), its centre
     off ``first``'s face: axes :data:`CROSSWISE_DEGREES` apart, :data:`CROSSWISE_CENTRE_OFFSET` off."""
-    up_a, width_a, centre_a = _face_axes(np.asarray(first, np.float64))
-    up_b, width_b, centre_b = _face_axes(np.asarray(second, np.float64))
-    turned = math.degrees(math.acos(min(1.0, abs(float(up_a @ up_b))))) >= CROSSWISE_DEGREES
-    offset = float(np.hypot(*(centre_a - centre_b))) / max(min(width_a, width_b), 1e-9)
+    a, b = face_frame(first), face_frame(second)
+    turned = math.degrees(math.acos(min(1.0, abs(float(a.up @ b.up))))) >= CROSSWISE_DEGREES
+    offset = float(np.hypot(*(a.centre - b.centre))) / max(min(a.width, b.width), 1e-9)
     return turned and offset >= CROSSWISE_CENTRE_OFFSET
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.geometry import box_iou, outline_edges, outline_iou, tile_outline
+from vision.geometry import box_iou, face_frame, outline_iou, tile_outline
 from vision.types import Detection
 
 #: Weakest heatmap peak that may extend a row. Below it the peaks are mostly table texture.
@@ -33,24 +33,15 @@ OVERLAP_IOU = 0.1
 OVERLAP_BOX_IOU = 0.3
 
 
-def _frame(outline: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
-    """A face's unit across axis, unit up axis and face height."""
-    up, across = outline_edges(outline)
-    height = float(np.hypot(*up))
-    up_unit = up / max(height, 1e-9)
-    across_unit = across / max(float(np.hypot(*across)), 1e-9)
-    return across_unit, up_unit, height
-
-
 def _face_height(outline: np.ndarray) -> float:
     """The longer side of a face: its height whichever way the tile lies."""
-    up, across = outline_edges(outline)
-    return float(max(np.hypot(*up), np.hypot(*across)))
+    frame = face_frame(outline)
+    return max(frame.width, frame.height)
 
 
 def extends_row(weak: np.ndarray, sure: np.ndarray) -> bool:
     """Whether outline ``weak`` is the next place along ``sure``'s row, touching or nearly so."""
-    across, up, height = _frame(sure)
+    across, up, _, height, _ = face_frame(sure)
     offset = weak.mean(axis=0) - sure.mean(axis=0)
     if abs(float(offset @ up)) > ROW_OFFSET * height:
         return False

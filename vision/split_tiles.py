@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from vision.geometry import merged_detection, merged_outline, outline_edges
+from vision.geometry import FaceFrame, face_frame, merged_detection, merged_outline
 from vision.types import Detection
 
 #: A face narrower than this share of the tiles' typical width (across / up) is a sliver. Typical is
@@ -37,60 +37,47 @@ ACROSS_OVERLAP = 0.35
 NEIGHBOUR_GAP = 0.5
 
 
-#: A face's unit across axis, unit up axis, width and height.
-_Frame = tuple[np.ndarray, np.ndarray, float, float]
-
-
-def _frame(quad: np.ndarray) -> _Frame:
-    """Unit across axis, unit up axis, face width and face height of an outline."""
-    up, across = outline_edges(quad)
-    height, width = float(np.hypot(*up)), float(np.hypot(*across))
-    return across / max(width, 1e-9), up / max(height, 1e-9), width, height
-
-
-def _across_gap(a: np.ndarray, b: np.ndarray, frame: _Frame) -> float | None:
+def _across_gap(a: np.ndarray, b: np.ndarray, frame: FaceFrame) -> float | None:
     """The gap between outlines ``a`` and ``b`` across ``a``'s face (negative: overlap), or None when
     ``b`` is not level with ``a`` (centres further apart up the face than :data:`UP_OFFSET`)."""
-    across, up, _, height = frame
+    across, up, height = frame.across, frame.up, frame.height
     if abs(float((b.mean(axis=0) - a.mean(axis=0)) @ up)) > UP_OFFSET * height:
         return None
     span_a, span_b = a @ across, b @ across
     return max(float(span_b.min() - span_a.max()), float(span_a.min() - span_b.max()))
 
 
-def _halves_of_one_tile(a: np.ndarray, b: np.ndarray, frame: _Frame, other: _Frame, typical_aspect: float
-                        ) -> bool:
+def _halves_of_one_tile(a: np.ndarray, b: np.ndarray, frame: FaceFrame, other: FaceFrame,
+                        typical_aspect: float) -> bool:
     if not _seen_alike(frame, other):
         return False
     gap = _across_gap(a, b, frame)
-    height = frame[3]
+    height = frame.height
     if gap is None or not -ACROSS_OVERLAP * height <= gap <= ACROSS_GAP * height:
         return False
-    _, _, width, joined_height = _frame(merged_outline(a, b))
-    return JOINED_SHARE[0] <= (width / joined_height) / typical_aspect <= JOINED_SHARE[1]
+    joined = face_frame(merged_outline(a, b))
+    return JOINED_SHARE[0] <= (joined.width / joined.height) / typical_aspect <= JOINED_SHARE[1]
 
 
-def _seen_alike(first: _Frame, second: _Frame) -> bool:
-    """Two faces of about one height whose up axes lie along each other (frames from :func:`_frame`)."""
-    _, up, _, height = first
-    _, other_up, _, other_height = second
-    same_size = max(height, other_height) <= HEIGHT_RATIO * min(height, other_height)
-    return same_size and abs(float(up @ other_up)) >= SAME_AXIS
+def _seen_alike(first: FaceFrame, second: FaceFrame) -> bool:
+    """Two faces of about one height whose up axes lie along each other."""
+    same_size = max(first.height, second.height) <= HEIGHT_RATIO * min(first.height, second.height)
+    return same_size and abs(float(first.up @ second.up)) >= SAME_AXIS
 
 
-def _similar_tiles(frames: dict[int, _Frame], index: int) -> list[int]:
+def _similar_tiles(frames: dict[int, FaceFrame], index: int) -> list[int]:
     """The upright tiles seen like ``index`` (a standing row and the flat sets behind it differ in
     height and axis, and in their faces' aspect)."""
     return [j for j in frames if _seen_alike(frames[index], frames[j])]
 
 
-def _in_a_row(quad: np.ndarray, frames: dict[int, _Frame], quads: dict[int, np.ndarray], others: list[int]
+def _in_a_row(quad: np.ndarray, frames: dict[int, FaceFrame], quads: dict[int, np.ndarray], others: list[int]
               ) -> bool:
     """Whether a joined face has a whole tile beside it in its row: the same height and axis, level
     with it, touching along its across axis. The halves of a tile in a laid-out hand have one; two
     tiles lying askew in a pile rarely do."""
-    frame = _frame(quad)
-    height = frame[3]
+    frame = face_frame(quad)
+    height = frame.height
     for j in others:
         if not _seen_alike(frame, frames[j]):
             continue
@@ -109,8 +96,8 @@ def join_split_tiles(detections: list[Detection]) -> list[Detection]:
     if len(upright) < 3:
         return detections
     quads = {i: np.asarray(detections[i].quad, np.float64) for i in upright}
-    frames = {i: _frame(quads[i]) for i in upright}
-    aspects = {i: width / max(height, 1e-9) for i, (_, _, width, height) in frames.items()}
+    frames = {i: face_frame(quads[i]) for i in upright}
+    aspects = {i: frame.width / max(frame.height, 1e-9) for i, frame in frames.items()}
     typical: dict[int, float] = {}
     for i in upright:
         similar = _similar_tiles(frames, i)
