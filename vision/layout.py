@@ -29,6 +29,7 @@ import numpy as np
 
 from scoring.errors import InputError
 from vision.geometry import tile_outline
+from vision.outline_views import squaring_angles
 from vision.types import Detection, GroupRole, Layout, TileGroup, TileReading
 
 #: A mahjong tile's long side over its short side (real sets: 1.3-1.4).
@@ -75,6 +76,7 @@ class _Tile:
     flower: bool
     flower_p: float = 0.0
     back_p: float = 0.0  # the classifier's "back"; ``face_down`` is the detector's flag
+    askew: bool = False  # outline turned :data:`ASKEW_DEGREES` or more against its neighbours'
 
     @property
     def back(self) -> bool:
@@ -173,13 +175,15 @@ def _extents(corners: np.ndarray, direction: np.ndarray, normal: np.ndarray) -> 
 
 def _to_tiles(readings: list[TileReading], angle: float) -> list[_Tile]:
     direction, normal = _axes(angle)
+    turns = squaring_angles([reading.detection for reading in readings])
     tiles = []
     for index, reading in enumerate(readings):
         centre = np.array(reading.detection.center)
         along, across = _extents(tile_outline(reading.detection), direction, normal)
         tiles.append(_Tile(index, float(centre @ direction), float(centre @ normal), along, across,
                            reading.detection.rotated, bool(reading.detection.face_down),
-                           looks_like_flower(reading), flower_mass(reading), back_mass(reading)))
+                           looks_like_flower(reading), flower_mass(reading), back_mass(reading),
+                           reading.detection.quad is not None and abs(turns[index]) >= ASKEW_DEGREES))
     return tiles
 
 
@@ -294,6 +298,11 @@ def _runs(tiles: list[_Tile]) -> list[list[_Tile]]:
 
 #: A tile this much longer (along the row, relative to its height) than its row's tiles lies sideways.
 SIDEWAYS_RATIO = 1.45
+#: An outline turned this far (degrees, modulo a quarter turn) against its neighbours' is *askew*:
+#: the detector's outline of a sideways tile it did not flag often comes out half turned, a
+#: diamond between upright and sideways. On the 200 held-out renders 9 of the 17 unflagged
+#: winning tiles were at least this far turned, against 18 of the 2128 standing tiles.
+ASKEW_DEGREES = 25.0
 
 
 def _looks_sideways(row: list[_Tile]) -> _Tile | None:
@@ -541,6 +550,11 @@ def _winning_tile(concealed: list[_Tile], frame: _Frame, others: list[list[_Tile
                             "as the winning tile")
         run = min(apart, key=lambda item: item[0])[1]
         return run[0], run
+    askew = [t for t in concealed if t.askew]
+    if len(askew) == 1:
+        warnings.append("the winning tile was found by its slant in the concealed row, not flagged as "
+                        "sideways by the detector")
+        return askew[0], None
     turned = _looks_sideways(concealed)
     if turned is not None:
         warnings.append("the winning tile was found by its shape (lying across the row), not flagged by the "

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hand_scenes import LONG, SHORT, Scene, SceneTile, lay_out
 
 from scoring.errors import InputError
 from scoring.tiles import sorted_codes
 from vision.layout import estimate_row_direction, layout_candidates, layout_tiles
+from vision.outline_views import turned_quad
 from vision.pipeline import read_readings
 from vision.types import GroupRole, TileReading
 
@@ -50,6 +53,33 @@ def test_unshown_winning_tile_is_reported_as_ambiguous():
     layout = layout_tiles(scene.readings(angle_degrees=10))
     assert layout.winning_index is None
     assert any("does not show which tile won" in w for w in layout.warnings)
+
+
+def _slanted(readings: list[TileReading], index: int, degrees: float) -> list[TileReading]:
+    """``readings`` with tile ``index``'s outline (and angle) turned by ``degrees`` about its centre."""
+    reading = readings[index]
+    detection = reading.detection
+    turned = replace(detection, quad=turned_quad(detection.quad, degrees), angle=detection.angle + degrees)
+    return [*readings[:index], TileReading(turned, reading.candidates), *readings[index + 1:]]
+
+
+@pytest.mark.parametrize("angle", [10, 120])
+def test_an_unflagged_winning_tile_is_found_by_its_slant_in_the_row(angle):
+    """The detector's outline of a sideways tile it did not flag often comes out half turned."""
+    scene = lay_out(CONCEALED, MELDS, [], "3m", winning_style="none")
+    readings = scene.readings(angle_degrees=angle, jitter=1.0)
+    layout = layout_tiles(_slanted(readings, scene.winning_position, 38.0))
+    assert layout.winning_index == scene.winning_position
+    assert any("by its slant" in w for w in layout.warnings)
+    barely = layout_tiles(_slanted(readings, scene.winning_position, 12.0))
+    assert barely.winning_index is None
+
+
+def test_two_slanted_tiles_in_the_row_name_no_winning_tile():
+    scene = lay_out(CONCEALED, MELDS, [], "3m", winning_style="none")
+    readings = _slanted(scene.readings(angle_degrees=10), 2, 35.0)
+    layout = layout_tiles(_slanted(readings, scene.winning_position, 38.0))
+    assert layout.winning_index is None
 
 
 @pytest.mark.parametrize("backs", ["outer", "inner", "all"])
