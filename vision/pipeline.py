@@ -19,6 +19,7 @@ Boxes in the result are always pixels of the full-resolution, EXIF-upright photo
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections.abc import Collection
@@ -205,6 +206,8 @@ def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any, con
 #: the winning tile, the nearest first, at most :data:`IN_FRONT_TRIES` of them.
 IN_FRONT_REACH = 4.5
 IN_FRONT_TRIES = 3
+#: At most this many pairs of spare detections are tried when no single spare completes the hand.
+MAX_SPARE_PAIRS = 10
 
 
 def _winning_tile_in_front(readings: list[TileReading], layout: Layout, rules: Any, table: Any,
@@ -315,9 +318,11 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
 def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: str, rules: Any,
                       table: Any, context: Any, infer_unseen: bool, optional: Collection[int]
                       ) -> PhotoResult:
-    """Read the hand without the spare detections; if it is then a tile short (it fails, or needs a
-    tile inferred unseen), read it again with each spare in turn, strongest first, and take the
-    first that makes a whole hand with every tile seen (see ``vision.row_completion.spare_tiles``)."""
+    """Read the hand without the spare detections; if it is then short (it fails, or needs a tile
+    inferred unseen), read it again with each spare in turn, strongest first, then with two of them
+    (a winning tile lying flat in front of a row and a set's tile behind it are often both weak),
+    and take the first that makes a whole hand with every tile seen (see
+    ``vision.row_completion.spare_tiles``)."""
     left_out = set(spares)
     base = [reading for index, reading in enumerate(readings) if index not in left_out]
     position = {index: n for n, index in enumerate(i for i in range(len(readings)) if i not in left_out)}
@@ -331,17 +336,23 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
         first_error = error
     if first is not None and (first.decoded is None or first.decoded.unseen is None):
         return first
-    for index in sorted(spares, key=lambda i: -readings[i].detection.score):
-        spare = readings[index]
-        kept = [*base, TileReading(replace(spare.detection, spare=False), spare.candidates)]
+    strongest = sorted(spares, key=lambda i: -readings[i].detection.score)
+    tries = [(index,) for index in strongest]
+    tries += list(itertools.islice(itertools.combinations(strongest, 2), MAX_SPARE_PAIRS))
+    for chosen in tries:
+        kept = [*base, *(TileReading(replace(readings[i].detection, spare=False), readings[i].candidates)
+                         for i in chosen)]
         try:
             result = read_readings(kept, image=image, rules=rules, table=table, context=context,
                                    infer_unseen=infer_unseen, optional=base_optional)
         except InputError:
             continue
         if result.decoded is not None and result.decoded.unseen is None:
-            result.warnings.append(f"kept a faint tile beside the hand (read {result.code_of(len(base))}): "
-                                   "without it the hand is a tile short")
+            codes = ", ".join(result.code_of(len(base) + n) for n in range(len(chosen)))
+            result.warnings.append(f"kept a faint tile beside the hand (read {codes}): without it the hand "
+                                   "is a tile short" if len(chosen) == 1 else
+                                   f"kept {len(chosen)} faint tiles beside the hand (read {codes}): without "
+                                   "them the hand is short")
             return result
     if first is not None:
         return first

@@ -149,6 +149,23 @@ def test_a_hand_a_tile_short_is_read_with_the_spare_that_completes_it():
     assert any("faint tile beside the hand" in warning for warning in result.warnings)
 
 
+def test_a_hand_two_tiles_short_is_read_with_the_two_spares_that_complete_it():
+    """A winning tile lying flat in front of the row and a set's tile behind it, both found only
+    weakly (held-out render 900024): no single spare completes the hand, the two together do."""
+    record = _sample("hand-standing-row.jpg")
+    readings = oracle_readings(record)
+    matched = match_labels([tuple(t.box) for t in record.tiles], [r.detection.box for r in readings])
+    winning = matched[next(i for i, t in enumerate(record.tiles) if t.role == "winning")]
+    in_a_set = matched[next(i for i, t in enumerate(record.tiles) if t.role == "meld")]
+    others = [r for i, r in enumerate(readings) if i not in (winning, in_a_set)]
+    spares = [_as_spare(readings[winning]), _as_spare(readings[in_a_set])]
+    result = read_readings([*others, *spares], context=record.hand["context"], infer_unseen=True)
+    assert result.decoded.unseen is None
+    assert same_hand(result.hand, record.hand)
+    assert len(result.readings) == len(readings)
+    assert any("kept 2 faint tiles" in warning for warning in result.warnings)
+
+
 def test_a_spare_is_left_out_of_a_hand_that_is_whole_without_it():
     record = _sample("hand-flat-row.jpg")
     readings = oracle_readings(record)
