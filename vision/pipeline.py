@@ -340,15 +340,17 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
     tries = [(index,) for index in strongest]
     tries += list(itertools.islice(itertools.combinations(strongest, 2), MAX_SPARE_PAIRS))
     for chosen in tries:
-        kept = [*base, *(TileReading(replace(readings[i].detection, spare=False), readings[i].candidates)
-                         for i in chosen)]
+        added = [TileReading(replace(readings[i].detection, spare=False), readings[i].candidates)
+                 for i in chosen]
         try:
-            result = read_readings(kept, image=image, rules=rules, table=table, context=context,
+            result = read_readings([*base, *added], image=image, rules=rules, table=table, context=context,
                                    infer_unseen=infer_unseen, optional=base_optional)
         except InputError:
             continue
         if result.decoded is not None and result.decoded.unseen is None:
-            codes = ", ".join(result.code_of(len(base) + n) for n in range(len(chosen)))
+            # The result may have left faint tiles out, so the added tiles are found by identity.
+            at = [k for k, reading in enumerate(result.readings) if any(reading is a for a in added)]
+            codes = ", ".join(result.code_of(k) for k in at)
             result.warnings.append(f"kept a faint tile beside the hand (read {codes}): without it the hand "
                                    "is a tile short" if len(chosen) == 1 else
                                    f"kept {len(chosen)} faint tiles beside the hand (read {codes}): without "

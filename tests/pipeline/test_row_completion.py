@@ -166,6 +166,26 @@ def test_a_hand_two_tiles_short_is_read_with_the_two_spares_that_complete_it():
     assert any("kept 2 faint tiles" in warning for warning in result.warnings)
 
 
+def test_a_spare_that_completes_the_hand_is_named_when_a_faint_tile_is_left_out():
+    """The hand reads with the spare only once a faint tile that spoils it is left out: the result's
+    readings are then fewer than those read, and the warning still names the spare's code."""
+    record = _sample("hand-standing-row.jpg")
+    readings = oracle_readings(record)
+    matched = match_labels([tuple(t.box) for t in record.tiles], [r.detection.box for r in readings])
+    winning = matched[next(i for i, t in enumerate(record.tiles) if t.role == "winning")]
+    others = [r for i, r in enumerate(readings) if i != winning]
+    last = max(others, key=lambda r: r.detection.box[2]).detection
+    step = last.box[2] - last.box[0]
+    gap = dataclasses.replace(last, box=(last.box[0] + 1.05 * step, last.box[1], last.box[2] + 1.05 * step,
+                                         last.box[3]), quad=None, score=0.3, rotated=False)
+    faint = [*others, sure_reading(gap, "5z", 0.9)]
+    result = read_readings([*faint, _as_spare(readings[winning])], context=record.hand["context"],
+                           infer_unseen=True, optional=[len(others)])
+    assert same_hand(result.hand, record.hand)
+    code = record.hand["winning_tile"]
+    assert any(f"kept a faint tile beside the hand (read {code})" in w for w in result.warnings)
+
+
 def test_a_spare_is_left_out_of_a_hand_that_is_whole_without_it():
     record = _sample("hand-flat-row.jpg")
     readings = oracle_readings(record)
