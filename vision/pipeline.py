@@ -351,10 +351,13 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
             # The result may have left faint tiles out, so the added tiles are found by identity.
             at = [k for k, reading in enumerate(result.readings) if any(reading is a for a in added)]
             codes = ", ".join(result.code_of(k) for k in at)
-            result.warnings.append(f"kept a faint tile beside the hand (read {codes}): without it the hand "
-                                   "is a tile short" if len(chosen) == 1 else
-                                   f"kept {len(chosen)} faint tiles beside the hand (read {codes}): without "
-                                   "them the hand is short")
+            if len(chosen) == 1:
+                warning = (f"kept a faint tile beside the hand (read {codes}): without it the hand is a "
+                           "tile short")
+            else:
+                warning = (f"kept {len(chosen)} faint tiles beside the hand (read {codes}): without them "
+                           "the hand is short")
+            result.warnings.append(warning)
             return result
     if first is not None:
         return first
