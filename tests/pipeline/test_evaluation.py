@@ -117,3 +117,40 @@ def test_the_real_photo_split_keeps_only_that_splits_photos():
     report = evaluate_manifest(manifest, oracle=True, split="val", limit=3)
     assert [Path(o.image).name for o in report.outcomes] == wanted[:3]
     assert "(val split)" in report.name
+
+
+def test_per_hand_outcomes_are_written_and_compared_with_an_earlier_run(tmp_path, capsys):
+    """``--per-hand`` keeps each image's outcome; ``--compare`` names the hands gained and lost."""
+    import json
+
+    from vision.evaluation.hands import main
+
+    manifest = SAMPLES / "manifest.jsonl"
+    first = tmp_path / "first.json"
+    assert main(["--synth", str(manifest), "--real", str(tmp_path / "none"), "--oracle",
+                 "--per-hand", str(first), "--json"]) == 0
+    capsys.readouterr()
+    outcomes = json.loads(first.read_text(encoding="utf-8"))
+    (name, images), = outcomes.items()
+    assert sorted(images) == sorted(Path(r.image).name for r in read_manifest(manifest))
+    exact = sorted(i for i, o in images.items() if o["exact"])
+    assert exact, "the oracle reads the samples"
+    # The earlier run read every hand but the first exact one of this run.
+    earlier = {name: {i: {**o, "exact": i != exact[0]} for i, o in images.items()}}
+    before = tmp_path / "before.json"
+    before.write_text(json.dumps(earlier), encoding="utf-8")
+    assert main(["--synth", str(manifest), "--real", str(tmp_path / "none"), "--oracle",
+                 "--compare", str(before), "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)[0]
+    assert document["compared"]["gained"] == [exact[0]]
+    assert document["compared"]["lost"] == [i for i in sorted(images) if not images[i]["exact"]]
+
+
+def test_a_malformed_comparison_file_is_a_one_line_error(tmp_path, capsys):
+    from vision.evaluation.hands import main
+
+    broken = tmp_path / "before.json"
+    broken.write_text('{"m": [1, 2]}', encoding="utf-8")
+    assert main(["--synth", str(SAMPLES / "manifest.jsonl"), "--oracle", "--compare", str(broken)]) == 2
+    error = capsys.readouterr().err
+    assert "not a per-hand file" in error and len(error.strip().splitlines()) == 1

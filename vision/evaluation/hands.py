@@ -307,6 +307,44 @@ def render_heldout(out_dir: Path, count: int, seed: int, overhead: bool = False)
 HELDOUT_SEED = 900_000
 
 
+def per_hand(reports: list[HandsReport]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Each report's outcome per image (``--per-hand``): what two runs are compared on."""
+    return {report.name: {Path(o.image).name: {"exact": o.exact, "score_agrees": o.score_agrees,
+                                                "tiles_correct": o.tiles_correct, "tiles": o.tiles,
+                                                "readable": o.readable, "error": o.error}
+                          for o in report.outcomes}
+            for report in reports}
+
+
+def read_per_hand(path: Path) -> dict[str, dict[str, dict[str, Any]]]:
+    """A ``--per-hand`` file written earlier (InputError if it is not one)."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise InputError(f"{path}: not a per-hand file ({error.__class__.__name__})") from None
+    valid = isinstance(document, dict) and all(
+        isinstance(images, dict) and all(isinstance(o, dict) and "exact" in o for o in images.values())
+        for images in document.values())
+    if not valid:
+        raise InputError(f"{path}: not a per-hand file (expected {{manifest: {{image: {{exact: ...}}}}}})")
+    return document
+
+
+def compare_hands(before: dict[str, dict[str, dict[str, Any]]], after: dict[str, dict[str, dict[str, Any]]]
+                  ) -> dict[str, dict[str, list[str]]]:
+    """Per manifest present in both runs: the images read exactly now and not before (``gained``),
+    and the other way round (``lost``). Two runs with the same rate can differ in many hands."""
+    out = {}
+    for name, images in after.items():
+        earlier = before.get(name)
+        if earlier is None:
+            continue
+        common = sorted(set(images) & set(earlier))
+        out[name] = {"gained": [i for i in common if images[i]["exact"] and not earlier[i]["exact"]],
+                     "lost": [i for i in common if earlier[i]["exact"] and not images[i]["exact"]]}
+    return out
+
+
 def main(argv: list[str]) -> int:
     """``evaluate.py hands [--synth M] [--render N] [--real M] [--oracle] [--json]``."""
     import argparse
@@ -334,7 +372,12 @@ def main(argv: list[str]) -> int:
                         help="read only that split of the --real photos (by the table photos' split rule; "
                              "for datasets/real-labels/table-photos.jsonl)")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--per-hand", type=Path,
+                        help="also write each image's outcome (exact, score, tiles, error) to this JSON file")
+    parser.add_argument("--compare", type=Path,
+                        help="a --per-hand file of an earlier run: list the hands gained and lost since")
     args = parser.parse_args(argv)
+    from vision.dataset.files import atomic_write_text
     from vision.pipeline import PhotoPipeline
 
     pipeline = None if args.oracle else PhotoPipeline()
@@ -350,6 +393,7 @@ def main(argv: list[str]) -> int:
     if args.true_codes and args.oracle:
         parser.error("--true-codes and --oracle are two different diagnoses; pick one")
     try:
+        before = read_per_hand(args.compare) if args.compare else None
         reports = [evaluate_manifest(m, pipeline=pipeline, rules=args.rules, oracle=args.oracle,
                                      boxes_only=args.boxes_only, true_codes=args.true_codes, limit=args.limit,
                                      split=args.split if m == args.real else None)
@@ -358,6 +402,14 @@ def main(argv: list[str]) -> int:
         print(f"evaluate.py hands: error: {error}", file=sys.stderr)
         return 2
     documents = [r.to_json() for r in reports]
+    outcomes = per_hand(reports)
+    if args.per_hand:
+        atomic_write_text(args.per_hand, json.dumps(outcomes, indent=1) + "\n")
+    if before is not None:
+        changes = compare_hands(before, outcomes)
+        for document in documents:
+            if document["name"] in changes:
+                document["compared"] = changes[document["name"]]
     if args.json:
         print(json.dumps(documents, indent=2))
     else:
