@@ -11,12 +11,16 @@ import pytest
 
 from scoring.tiles import FACE_CODES
 from vision.dataset.crops import VALIDATION_SETS, load_labelled_crops, set_id_for
-from vision.dataset.manifest import read_manifest
+from vision.dataset.manifest import TileLabel, read_manifest
 from vision.dataset.paths import shared_data_dir
+from vision.models.classifier import InputSize, crop_detection
+from vision.training.classifier_data import table_photo_detection
 from vision.training.classifier_labels import (
     MANIFEST_PATH,
     PhotoBoxes,
     group_of,
+    is_sideways,
+    load_upright,
     match_boxes,
     resolve_image,
     split_for_group,
@@ -62,6 +66,32 @@ def test_table_photo_labels_keep_photo_groups_whole_and_match_the_detector_split
     assert validation and all(record.reviewed for record in validation)
     labelled = [tile.code for record in validation for tile in record.tiles if tile.code != "unknown"]
     assert len(labelled) >= 0.9 * sum(len(record.tiles) for record in validation)
+
+
+def test_boxes_reviewed_as_upright_are_wide_and_not_flagged_sideways_in_the_manifest() -> None:
+    """The review's ``upright`` entries and the manifest agree: each names a wide box (the only kind
+    the box rule would turn), and that tile is not flagged sideways."""
+    upright = load_upright()
+    assert sum(len(indices) for indices in upright.values()) == 146
+    tiles_of = {Path(record.image).name: record.tiles for record in read_manifest(MANIFEST_PATH)}
+    for name, indices in upright.items():
+        for index in indices:
+            tile = tiles_of[name][index]
+            assert is_sideways(tuple(tile.box)) and not tile.rotated, (name, index)
+
+
+def test_a_wide_box_labelled_upright_is_cut_upright_and_a_sideways_one_turned() -> None:
+    wide = (100.0, 100.0, 200.0, 160.0)
+    upright = table_photo_detection(TileLabel(code="1z", box=wide))
+    assert upright.quad is not None
+    corners = np.array(upright.quad)
+    assert corners[0].tolist() == [corners[:, 0].min(), corners[:, 1].min()]  # top-left first: upright
+    assert table_photo_detection(TileLabel(code="1z", box=wide, rotated=True)).quad is None
+    assert table_photo_detection(TileLabel(code="1z", box=(100.0, 100.0, 160.0, 200.0))).quad is None
+    image = np.zeros((300, 300, 3), np.uint8)
+    image[100:130, 100:200] = 255  # the top half of the box white: upright, white stays on top
+    crop = crop_detection(image, upright, InputSize(64, 48))
+    assert crop[: crop.shape[0] // 3].mean() > 200 and crop[-crop.shape[0] // 3:].mean() < 50
 
 
 @pytest.mark.skipif(not (shared_data_dir() / "table-photos").is_dir(),

@@ -36,9 +36,16 @@ import numpy as np
 
 from scoring.tiles import VISION_CODES
 from vision.dataset.crops import load_labelled_crops
-from vision.dataset.manifest import image_path, read_manifest
+from vision.dataset.manifest import TileLabel, image_path, read_manifest
 from vision.dataset.paths import REPO_ROOT, shared_data_dir
-from vision.models.classifier import DEFAULT_INPUT_SIZE, InputSize, crop_detection, preprocess_crops
+from vision.models.classifier import (
+    BOX_MARGIN,
+    DEFAULT_INPUT_SIZE,
+    SIDEWAYS_ASPECT,
+    InputSize,
+    crop_detection,
+    preprocess_crops,
+)
 from vision.synth.procedural import random_face
 from vision.training.classifier_labels import resolve_image
 from vision.types import Detection
@@ -348,6 +355,22 @@ def load_eval_crops(
     return sets
 
 
+def table_photo_detection(tile: TileLabel) -> Detection:
+    """A labelled table-photo tile as the runtime would see it.
+
+    A box alone is cut a quarter turned when it is wider than tall (``crop_detection``), as a
+    sideways tile's box is. Our labels say which wide boxes stand upright (checked by eye,
+    ``datasets/real-labels/review.json``, ``upright``); those get the box as an upright outline, so
+    they are cut upright, as the detector's outline of such a tile is.
+    """
+    x1, y1, x2, y2 = tile.box
+    quad = None
+    if not tile.rotated and (x2 - x1) > (y2 - y1) * SIDEWAYS_ASPECT:
+        mx, my = (x2 - x1) * BOX_MARGIN, (y2 - y1) * BOX_MARGIN
+        quad = ((x1 - mx, y1 - my), (x2 + mx, y1 - my), (x2 + mx, y2 + my), (x1 - mx, y2 + my))
+    return Detection(box=tile.box, score=1.0, rotated=tile.rotated, quad=quad)
+
+
 def table_photo_crops(
     manifest: Path, split: str, reviewed_only: bool = False
 ) -> list[tuple[np.ndarray, str]]:
@@ -361,7 +384,7 @@ def table_photo_crops(
             continue
         for tile in record.tiles:
             if tile.code in CLASS_INDEX:
-                crop = crop_detection(image, Detection(box=tile.box, score=1.0, rotated=tile.rotated))
+                crop = crop_detection(image, table_photo_detection(tile))
                 out.append((crop, tile.code))
     return out
 

@@ -220,8 +220,26 @@ def load_review(path: Path = REVIEW_PATH) -> dict[str, list[str]]:
     return groups
 
 
+def load_upright(path: Path = REVIEW_PATH) -> dict[str, set[int]]:
+    """Boxes wider than tall whose tile stands upright (checked by eye): image file -> box indices.
+
+    :func:`is_sideways` takes every wide box for a sideways tile; close-ups and tiles seen from low
+    over the table have wide boxes too, and a quarter-turned cut of them teaches and measures the
+    classifier on the wrong view.
+    """
+    if not path.is_file():
+        return {}
+    obj = json.loads(path.read_text(encoding="utf-8"))
+    upright = obj.get("upright", {})
+    if not isinstance(upright, dict) or not all(
+            isinstance(v, list) and all(isinstance(i, int) for i in v) for v in upright.values()):
+        raise ValueError(f"{path}: 'upright' must map image files to lists of box indices")
+    return {name: set(indices) for name, indices in upright.items()}
+
+
 def build_records(consensus: dict[str, dict], review: dict[str, list[str]],
-                  manifest_path: Path = MANIFEST_PATH) -> list[ManifestRecord]:
+                  manifest_path: Path = MANIFEST_PATH, upright: dict[str, set[int]] | None = None
+                  ) -> list[ManifestRecord]:
     """Manifest records for every photo: reviewed codes where we have them, else the consensus."""
     records = []
     for group in sorted(consensus):
@@ -236,9 +254,10 @@ def build_records(consensus: dict[str, dict], review: dict[str, list[str]],
                 for reference_index, photo_index in enumerate(mapping):
                     photo_codes[photo_index] = codes[reference_index]
             tiles = []
+            standing = (upright or {}).get(photo.path.name, set())
             for index, box in enumerate(photo.boxes):
                 code = photo_codes[index] or UNKNOWN_CODE
-                tiles.append(TileLabel(code=code, box=box, rotated=is_sideways(box),
+                tiles.append(TileLabel(code=code, box=box, rotated=is_sideways(box) and index not in standing,
                                        face_down=code == "back",
                                        source_label=f"upstream-id-{photo.upstream_ids[index]}"))
             method = ("reviewed by eye, crop by crop, on a model pre-annotation" if reviewed and mapping
@@ -275,7 +294,7 @@ def _main() -> None:
 
     classifier = TileClassifier(Path(sys.argv[1]) if len(sys.argv) > 1 else None)
     consensus = group_consensus(classifier, load_photo_boxes())
-    records = build_records(consensus, load_review())
+    records = build_records(consensus, load_review(), upright=load_upright())
     write_records(records)
     reviewed = sum(1 for r in records if r.reviewed)
     print(f"wrote {MANIFEST_PATH}: {len(records)} photos, {reviewed} reviewed")
