@@ -41,13 +41,12 @@ from vision.dataset.paths import REPO_ROOT, shared_data_dir
 from vision.models.classifier import (
     BOX_MARGIN,
     DEFAULT_INPUT_SIZE,
-    SIDEWAYS_ASPECT,
     InputSize,
     crop_detection,
     preprocess_crops,
 )
 from vision.synth.procedural import random_face
-from vision.training.classifier_labels import resolve_image
+from vision.training.classifier_labels import is_sideways, resolve_image
 from vision.types import Detection
 
 CLASS_INDEX = {code: index for index, code in enumerate(VISION_CODES)}
@@ -358,14 +357,15 @@ def load_eval_crops(
 def table_photo_detection(tile: TileLabel) -> Detection:
     """A labelled table-photo tile as the runtime would see it.
 
-    A box alone is cut a quarter turned when it is wider than tall (``crop_detection``), as a
-    sideways tile's box is. Our labels say which wide boxes stand upright (checked by eye,
-    ``datasets/real-labels/review.json``, ``upright``); those get the box as an upright outline, so
-    they are cut upright, as the detector's outline of such a tile is.
+    A box alone is cut a quarter turned when it is wider than tall (``crop_detection``; the labels'
+    own rule is ``classifier_labels.is_sideways``), as a sideways tile's box is. Our labels say
+    which wide boxes stand upright (checked by eye, ``datasets/real-labels/review.json``,
+    ``upright``); those get the box as an upright outline, so they are cut upright, as the
+    detector's outline of such a tile is.
     """
     x1, y1, x2, y2 = tile.box
     quad = None
-    if not tile.rotated and (x2 - x1) > (y2 - y1) * SIDEWAYS_ASPECT:
+    if not tile.rotated and is_sideways(tile.box):
         mx, my = (x2 - x1) * BOX_MARGIN, (y2 - y1) * BOX_MARGIN
         quad = ((x1 - mx, y1 - my), (x2 + mx, y1 - my), (x2 + mx, y2 + my), (x1 - mx, y2 + my))
     return Detection(box=tile.box, score=1.0, rotated=tile.rotated, quad=quad)
