@@ -85,8 +85,9 @@ class _Tile:
 
     @property
     def width(self) -> float:
-        """The tile's short side here (its width when upright), the local unit of length."""
-        return self.across / TILE_ASPECT if self.rotated else self.along
+        """The tile's short side here (its width when upright), the local unit of length. A sideways
+        tile's long side lies along the row; across it the face is foreshortened by the camera."""
+        return self.along / TILE_ASPECT if self.rotated else self.along
 
     @property
     def plain(self) -> bool:
@@ -261,7 +262,11 @@ def face_outline(detection: Detection, angle: float) -> tuple[tuple[float, float
 
 
 def _runs(tiles: list[_Tile]) -> list[list[_Tile]]:
-    """Chain touching neighbours along the row direction into runs (each sorted along the row)."""
+    """Chain touching neighbours along the row direction into runs (each sorted along the row).
+
+    The gap allowed is measured against the larger tile of the two: a detector outline that came out
+    small (a set's tile outlined short and flagged sideways) must not split a loosely laid set.
+    """
     right: dict[int, int] = {}
     for i, tile in enumerate(tiles):
         best, best_du = None, math.inf
@@ -277,7 +282,7 @@ def _runs(tiles: list[_Tile]) -> list[list[_Tile]]:
             continue
         other = tiles[best]
         gap = best_du - (tile.along + other.along) / 2
-        if gap <= GROUP_GAP * (tile.width + other.width) / 2:
+        if gap <= GROUP_GAP * max(tile.width, other.width):
             right[i] = best
     left = {}
     for i, j in right.items():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 from hand_scenes import LONG, SHORT, Scene, SceneTile, lay_out
 
@@ -80,6 +81,36 @@ def test_two_slanted_tiles_in_the_row_name_no_winning_tile():
     readings = _slanted(scene.readings(angle_degrees=10), 2, 35.0)
     layout = layout_tiles(_slanted(readings, scene.winning_position, 38.0))
     assert layout.winning_index is None
+
+
+def _shrunk_and_flagged_sideways(readings: list[TileReading], index: int) -> list[TileReading]:
+    """Tile ``index``'s outline shrunk (0.87 along the row, 0.72 across) and flagged sideways: how
+    the detector sometimes outlines an upright tile in a loosely laid set (render 900105's 6s)."""
+    reading = readings[index]
+    corners = np.array(reading.detection.quad)
+    centre = corners.mean(axis=0)
+    along = (corners[1] - corners[0]) / 2
+    across = (corners[3] - corners[0]) / 2
+    quad = tuple(tuple(map(float, centre + a * 0.87 * along + b * 0.72 * across))
+                 for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1)))
+    xs, ys = [p[0] for p in quad], [p[1] for p in quad]
+    detection = replace(reading.detection, quad=quad, rotated=True,
+                        box=(min(xs), min(ys), max(xs), max(ys)))
+    return [*readings[:index], TileReading(detection, reading.candidates), *readings[index + 1:]]
+
+
+@pytest.mark.parametrize("angle", [0, 65])
+def test_a_set_tile_outlined_small_and_sideways_stays_in_its_loosely_laid_set(angle):
+    """Runs chain tiles whose gap is small against the larger of the two tiles: a poor outline of
+    one tile must not split a set whose tiles lie a little apart."""
+    scene = lay_out(CONCEALED, MELDS, [], "3m")
+    pung = [k for k, t in enumerate(scene.tiles) if t.code == "5z"]
+    for step, k in enumerate(pung):
+        scene.tiles[k].u = step * SHORT * 1.3
+    readings = _shrunk_and_flagged_sideways(scene.readings(angle_degrees=angle), pung[1])
+    roles = _roles(layout_tiles(readings), scene)
+    assert roles["meld"] == [["5z", "5z", "5z"]]
+    assert roles["concealed"] == [sorted(CONCEALED + ["3m"])]
 
 
 @pytest.mark.parametrize("backs", ["outer", "inner", "all"])
