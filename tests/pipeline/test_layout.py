@@ -83,31 +83,34 @@ def test_two_slanted_tiles_in_the_row_name_no_winning_tile():
     assert layout.winning_index is None
 
 
-def _shrunk_and_flagged_sideways(readings: list[TileReading], index: int) -> list[TileReading]:
-    """Tile ``index``'s outline shrunk (0.87 along the row, 0.72 across) and flagged sideways: how
-    the detector sometimes outlines an upright tile in a loosely laid set (render 900105's 6s)."""
+def _outlined_small(readings: list[TileReading], index: int, along: float, across: float,
+                    sideways: bool) -> list[TileReading]:
+    """Tile ``index``'s outline shrunk about its centre (by ``along`` the row, ``across`` it), and
+    perhaps flagged sideways: how the detector sometimes outlines an upright tile of a loosely laid
+    set (render 900105's 6s: 0.87 and 0.72, flagged; 900156's middle 4p: 0.67 and 0.8)."""
     reading = readings[index]
     corners = np.array(reading.detection.quad)
     centre = corners.mean(axis=0)
-    along = (corners[1] - corners[0]) / 2
-    across = (corners[3] - corners[0]) / 2
-    quad = tuple(tuple(map(float, centre + a * 0.87 * along + b * 0.72 * across))
+    half_along = (corners[1] - corners[0]) / 2
+    half_across = (corners[3] - corners[0]) / 2
+    quad = tuple(tuple(map(float, centre + a * along * half_along + b * across * half_across))
                  for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1)))
     xs, ys = [p[0] for p in quad], [p[1] for p in quad]
-    detection = replace(reading.detection, quad=quad, rotated=True,
+    detection = replace(reading.detection, quad=quad, rotated=sideways,
                         box=(min(xs), min(ys), max(xs), max(ys)))
     return [*readings[:index], TileReading(detection, reading.candidates), *readings[index + 1:]]
 
 
 @pytest.mark.parametrize("angle", [0, 65])
-def test_a_set_tile_outlined_small_and_sideways_stays_in_its_loosely_laid_set(angle):
-    """Runs chain tiles whose gap is small against the larger of the two tiles: a poor outline of
-    one tile must not split a set whose tiles lie a little apart."""
+@pytest.mark.parametrize(("along", "across", "sideways"), [(0.87, 0.72, True), (0.67, 0.8, False)])
+def test_a_set_tile_outlined_small_stays_in_its_loosely_laid_set(angle, along, across, sideways):
+    """Runs measure the gap between two tiles against the larger one: a poor outline of one tile
+    must not split a set whose tiles lie a little apart."""
     scene = lay_out(CONCEALED, MELDS, [], "3m")
     pung = [k for k, t in enumerate(scene.tiles) if t.code == "5z"]
     for step, k in enumerate(pung):
         scene.tiles[k].u = step * SHORT * 1.3
-    readings = _shrunk_and_flagged_sideways(scene.readings(angle_degrees=angle), pung[1])
+    readings = _outlined_small(scene.readings(angle_degrees=angle), pung[1], along, across, sideways)
     roles = _roles(layout_tiles(readings), scene)
     assert roles["meld"] == [["5z", "5z", "5z"]]
     assert roles["concealed"] == [sorted(CONCEALED + ["3m"])]
