@@ -271,18 +271,23 @@ def _runs(tiles: list[_Tile]) -> list[list[_Tile]]:
     The gap allowed is measured against the larger tile of the two, and between two upright tiles of
     clearly different lengths from the longer one's edge: a detector outline that came out small (a
     set's tile outlined short, perhaps flagged sideways) must not split a loosely laid set.
+    A tile's neighbour is the one with the shortest step along the row plus across it (and a tile
+    with two left neighbours keeps the nearer by that step): a winning tile lying against the front
+    of the row is nearer along it than the row's next tile, and took that tile's place.
     """
     right: dict[int, int] = {}
+    cost: dict[int, float] = {}  # of the step to the right neighbour: along the row plus across it
     for i, tile in enumerate(tiles):
-        best, best_du = None, math.inf
+        best, best_du, best_cost = None, math.inf, math.inf
         for j, other in enumerate(tiles):
             du = other.x - tile.x
             if j == i or du <= 0:
                 continue
-            if abs(other.y - tile.y) > ROW_BAND * max(tile.across, other.across):
+            dv = abs(other.y - tile.y)
+            if dv > ROW_BAND * max(tile.across, other.across):
                 continue
-            if du < best_du:
-                best, best_du = j, du
+            if du + dv < best_cost:
+                best, best_du, best_cost = j, du, du + dv
         if best is None:
             continue
         other = tiles[best]
@@ -293,9 +298,10 @@ def _runs(tiles: list[_Tile]) -> list[list[_Tile]]:
             gap = best_du - longer
         if gap <= GROUP_GAP * max(tile.width, other.width):
             right[i] = best
-    left = {}
+            cost[i] = best_cost
+    left: dict[int, int] = {}
     for i, j in right.items():
-        if j not in left or tiles[i].x > tiles[left[j]].x:
+        if j not in left or cost[i] < cost[left[j]]:
             left[j] = i
     runs = []
     for i in range(len(tiles)):

@@ -116,6 +116,22 @@ def test_a_set_tile_outlined_small_stays_in_its_loosely_laid_set(angle, along, a
     assert roles["concealed"] == [sorted(CONCEALED + ["3m"])]
 
 
+@pytest.mark.parametrize("angle", [0, 140])
+def test_a_winning_tile_lying_just_in_front_of_a_crooked_row_does_not_break_the_row(angle):
+    """A run's next tile is its nearest neighbour counting the step across the row as well as along
+    it: the winning tile lying flat against the front of the row is nearer along it than the row's
+    next tile, and where the row bends it then split the row in two (render 900014)."""
+    scene = lay_out(CONCEALED, MELDS, [], "3m")
+    winning = scene.winning_position
+    scene.tiles[winning].u = scene.tiles[6].u + SHORT * 0.6
+    scene.tiles[winning].v = LONG * 0.45
+    for step, tile in enumerate(scene.tiles[7:len(CONCEALED)], start=1):
+        tile.v -= LONG * 0.1 * step  # the row bends away after its seventh tile
+    layout = layout_tiles(scene.readings(angle_degrees=angle))
+    assert _roles(layout, scene)["concealed"] == [sorted(CONCEALED + ["3m"])]
+    assert layout.winning_index == winning
+
+
 @pytest.mark.parametrize("backs", ["outer", "inner", "all"])
 def test_concealed_kong_is_found_by_its_face_down_tiles(backs):
     scene = lay_out(CONCEALED, MELDS, [], "3m", kong_backs=backs)
