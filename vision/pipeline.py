@@ -46,6 +46,7 @@ from vision.layout import face_outline, layout_candidates, row_angle
 from vision.outline_views import second_outlines
 from vision.row_completion import SPARE_OVERLAP_IOU
 from vision.split_tiles import join_split_tiles
+from vision.turned_faces import Classify, with_sideways_found
 from vision.types import Detection, GroupRole, Layout, TileReading
 
 #: Long side of the image the detector sees (it letterboxes further to its own input size).
@@ -424,6 +425,12 @@ class PhotoPipeline:
     def read_tiles(self, source: PhotoSource | ArraySource | np.ndarray,
                    timings: dict[str, float] | None = None) -> list[TileReading]:
         """Detect and classify every tile; boxes in full-resolution upright pixels."""
+        return self._read_tiles(source, timings)[0]
+
+    def _read_tiles(self, source: PhotoSource | ArraySource | np.ndarray,
+                    timings: dict[str, float] | None = None) -> tuple[list[TileReading], Classify]:
+        """The readings, and a function that reads more detections (full-resolution pixels) from the
+        same image the crops were cut from."""
         timings = timings if timings is not None else {}
         started = time.perf_counter()
         if isinstance(source, np.ndarray):
@@ -451,8 +458,14 @@ class PhotoPipeline:
             faces = [replace(d, quad=face_outline(d, angle)) for d in in_crop]
         readings = self.classifier.classify(crop_image, faces, top_k=TOP_K, second_outlines=seconds)
         timings["classify"] = time.perf_counter() - started - timings["load"] - timings["detect"]
+
+        def classify(detections: list[Detection]) -> list[TileReading]:
+            in_crop = [_rescale(d, crop_scale) for d in detections]
+            read = self.classifier.classify(crop_image, in_crop, top_k=TOP_K)
+            return [TileReading(d, r.candidates) for d, r in zip(detections, read, strict=True)]
+
         return [TileReading(_rescale(d, 1.0 / crop_scale), r.candidates)
-                for d, r in zip(in_crop, readings, strict=True)]
+                for d, r in zip(in_crop, readings, strict=True)], classify
 
     def faint_tiles(self, readings: list[TileReading]) -> list[int]:
         """Indices of the tiles found below the detector's own threshold (kept because they extend a
@@ -469,10 +482,10 @@ class PhotoPipeline:
         started = time.perf_counter()
         source = PhotoSource(path)
         timings: dict[str, float] = {}
-        readings = self.read_tiles(source, timings)
+        readings, classify = self._read_tiles(source, timings)
         try:
-            result = read_readings(readings, image=str(path), rules=rules, table=table, context=context,
-                                   infer_unseen=True, optional=self.faint_tiles(readings))
+            result = self._read_hand(readings, classify, image=str(path), rules=rules, table=table,
+                                     context=context)
         except InputError as error:
             failure = PhotoReadError(str(error), readings)
             failure.timings = {**timings, "total": time.perf_counter() - started}
@@ -483,9 +496,35 @@ class PhotoPipeline:
     def read_image(self, image_bgr: np.ndarray, *, name: str = "<image>", rules: Any = None,
                    table: Any = None, context: Any = None) -> PhotoResult:
         """Read an in-memory upright BGR image (a camera frame) into a scored hand."""
-        readings = self.read_tiles(image_bgr)
-        return read_readings(readings, image=name, rules=rules, table=table, context=context,
+        readings, classify = self._read_tiles(image_bgr)
+        return self._read_hand(readings, classify, image=name, rules=rules, table=table, context=context)
+
+    def _read_hand(self, readings: list[TileReading], classify: Classify, *, image: str, rules: Any,
+                   table: Any, context: Any) -> PhotoResult:
+        """The hand, read first with a sideways tile the detector missed found by its turned face
+        (``vision.turned_faces``), and as the detector saw the tiles if it does not read that way:
+        an upright face sometimes reads sure turned too (a 4m as 4z)."""
+        turned, index = with_sideways_found(readings, classify)
+        if index is not None:
+            try:
+                result = read_readings(turned, image=image, rules=rules, table=table, context=context,
+                                       infer_unseen=True, optional=self.faint_tiles(turned))
+            except InputError:
+                pass
+            else:
+                _note_turned(result, turned, index)
+                return result
+        return read_readings(readings, image=image, rules=rules, table=table, context=context,
                              infer_unseen=True, optional=self.faint_tiles(readings))
+
+
+def _note_turned(result: PhotoResult, readings: list[TileReading], turned: int) -> None:
+    """Say so when the winning tile is the one found sideways by reading it turned."""
+    if result.layout is None or result.layout.winning_index is None:
+        return
+    if result.readings[result.layout.winning_index].detection is readings[turned].detection:
+        result.warnings.append("the winning tile was found by reading its face turned a quarter (the "
+                               "detector did not see it lying sideways)")
 
 
 #: Two detections sharing more than this fraction of the smaller box are one tile found twice.
