@@ -45,6 +45,7 @@ from vision.imageio import ArraySource, PhotoSource
 from vision.layout import face_outline, layout_candidates, row_angle
 from vision.outline_views import second_outlines
 from vision.row_completion import SPARE_OVERLAP_IOU
+from vision.sideways_halves import joined_halves
 from vision.split_tiles import join_split_tiles
 from vision.turned_faces import Classify, with_sideways_found
 from vision.types import Detection, GroupRole, Layout, TileReading
@@ -503,19 +504,35 @@ class PhotoPipeline:
                    table: Any, context: Any) -> PhotoResult:
         """The hand, read first with a sideways tile the detector missed found by its turned face
         (``vision.turned_faces``), and as the detector saw the tiles if it does not read that way:
-        an upright face sometimes reads sure turned too (a 4m as 4z)."""
+        an upright face sometimes reads sure turned too (a 4m as 4z). If the hand does not read
+        either way, two tiles side by side that are one face's halves (``vision.sideways_halves``)
+        are joined, and the first join that reads is kept."""
+        def read(tiles: list[TileReading]) -> PhotoResult:
+            return read_readings(tiles, image=image, rules=rules, table=table, context=context,
+                                 infer_unseen=True, optional=self.faint_tiles(tiles))
+
         turned, index = with_sideways_found(readings, classify)
         if index is not None:
             try:
-                result = read_readings(turned, image=image, rules=rules, table=table, context=context,
-                                       infer_unseen=True, optional=self.faint_tiles(turned))
+                result = read(turned)
             except InputError:
                 pass
             else:
                 _note_turned(result, turned, index)
                 return result
-        return read_readings(readings, image=image, rules=rules, table=table, context=context,
-                             infer_unseen=True, optional=self.faint_tiles(readings))
+        try:
+            return read(readings)
+        except InputError as error:
+            first_error = error
+        for joined in joined_halves(readings, classify):
+            try:
+                result = read(joined)
+            except InputError:
+                continue
+            result.warnings.append(f"two tiles side by side were read as one {joined[-1].code} (the detector "
+                                   "found its face as two halves)")
+            return result
+        raise first_error
 
 
 def _note_turned(result: PhotoResult, readings: list[TileReading], turned: int) -> None:

@@ -37,7 +37,7 @@ ACROSS_OVERLAP = 0.35
 NEIGHBOUR_GAP = 0.5
 
 
-def _across_gap(a: np.ndarray, b: np.ndarray, frame: FaceFrame) -> float | None:
+def across_gap(a: np.ndarray, b: np.ndarray, frame: FaceFrame) -> float | None:
     """The gap between outlines ``a`` and ``b`` across ``a``'s face (negative: overlap), or None when
     ``b`` is not level with ``a`` (centres further apart up the face than :data:`UP_OFFSET`)."""
     across, up, height = frame.across, frame.up, frame.height
@@ -49,9 +49,9 @@ def _across_gap(a: np.ndarray, b: np.ndarray, frame: FaceFrame) -> float | None:
 
 def _halves_of_one_tile(a: np.ndarray, b: np.ndarray, frame: FaceFrame, other: FaceFrame,
                         typical_aspect: float) -> bool:
-    if not _seen_alike(frame, other):
+    if not seen_alike(frame, other):
         return False
-    gap = _across_gap(a, b, frame)
+    gap = across_gap(a, b, frame)
     height = frame.height
     if gap is None or not -ACROSS_OVERLAP * height <= gap <= ACROSS_GAP * height:
         return False
@@ -59,7 +59,7 @@ def _halves_of_one_tile(a: np.ndarray, b: np.ndarray, frame: FaceFrame, other: F
     return JOINED_SHARE[0] <= (joined.width / joined.height) / typical_aspect <= JOINED_SHARE[1]
 
 
-def _seen_alike(first: FaceFrame, second: FaceFrame) -> bool:
+def seen_alike(first: FaceFrame, second: FaceFrame) -> bool:
     """Two faces of about one height whose up axes lie along each other."""
     same_size = max(first.height, second.height) <= HEIGHT_RATIO * min(first.height, second.height)
     return same_size and abs(float(first.up @ second.up)) >= SAME_AXIS
@@ -68,7 +68,7 @@ def _seen_alike(first: FaceFrame, second: FaceFrame) -> bool:
 def _similar_tiles(frames: dict[int, FaceFrame], index: int) -> list[int]:
     """The upright tiles seen like ``index`` (a standing row and the flat sets behind it differ in
     height and axis, and in their faces' aspect)."""
-    return [j for j in frames if _seen_alike(frames[index], frames[j])]
+    return [j for j in frames if seen_alike(frames[index], frames[j])]
 
 
 def _in_a_row(quad: np.ndarray, frames: dict[int, FaceFrame], quads: dict[int, np.ndarray], others: list[int]
@@ -79,9 +79,9 @@ def _in_a_row(quad: np.ndarray, frames: dict[int, FaceFrame], quads: dict[int, n
     frame = face_frame(quad)
     height = frame.height
     for j in others:
-        if not _seen_alike(frame, frames[j]):
+        if not seen_alike(frame, frames[j]):
             continue
-        gap = _across_gap(quad, quads[j], frame)
+        gap = across_gap(quad, quads[j], frame)
         if gap is not None and -ACROSS_GAP * height <= gap <= NEIGHBOUR_GAP * height:
             return True
     return False

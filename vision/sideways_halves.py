@@ -1,0 +1,72 @@
+"""A sideways tile the detector found as two upright tiles, joined again when the hand needs it.
+
+Why: a 4p lying sideways shows two rows of two dots, and the detector sometimes finds it as two
+upright tiles side by side, each half read as 2p. The hand then holds a tile too many and a wrong
+face. On the 350 held-out renders (seeds 900000- and 910000-, shipped detector) four winning 4p
+lying sideways were found so (900086, 900121, 910001, 910127), and a sideways 4p in a set as two
+4z. Two halves look like two narrow upright tiles, so geometry alone cannot tell them from two
+real tiles; the classifier can: the two halves of one face read alike, and their joined outline
+reads sure as one tile. Such a join is only tried when the hand does not read as detected, and
+kept only when it then reads (``PhotoPipeline``), the surest join first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from vision.geometry import face_frame, merged_detection
+from vision.split_tiles import ACROSS_GAP, ACROSS_OVERLAP, across_gap, seen_alike
+from vision.turned_faces import turned_a_quarter
+from vision.types import Detection, TileReading
+
+#: The joined face must read at least this sure (as cut or turned a quarter, whichever is surer).
+JOINED_SURE = 0.85
+#: At most this many joins are tried, the surest first.
+MAX_JOINS = 4
+
+Classify = Callable[[list[Detection]], list[TileReading]]
+
+
+def half_pairs(readings: list[TileReading]) -> list[tuple[int, int]]:
+    """Pairs of upright tiles that could be one face's halves: read as the same code, seen alike
+    (height and axis), level, touching or overlapping a little across their faces."""
+    upright = [i for i, r in enumerate(readings) if r.detection.quad is not None and not r.detection.rotated
+               and not r.detection.face_down and not r.detection.spare]
+    quads = {i: np.asarray(readings[i].detection.quad, np.float64) for i in upright}
+    frames = {i: face_frame(quads[i]) for i in upright}
+    pairs = []
+    for position, i in enumerate(upright):
+        for j in upright[position + 1:]:
+            if readings[i].code != readings[j].code or not seen_alike(frames[i], frames[j]):
+                continue
+            gap = across_gap(quads[i], quads[j], frames[i])
+            if gap is not None and -ACROSS_OVERLAP * frames[i].height <= gap <= ACROSS_GAP * frames[i].height:
+                pairs.append((i, j))
+    return pairs
+
+
+def joined_halves(readings: list[TileReading], classify: Classify) -> list[list[TileReading]]:
+    """Readings with one pair of halves (:func:`half_pairs`) made one tile, one list per join that
+    reads sure (:data:`JOINED_SURE`) as another code than its halves, the surest first (at most
+    :data:`MAX_JOINS`). The joined tile is flagged sideways when it reads surer turned."""
+    pairs = half_pairs(readings)
+    if not pairs:
+        return []
+    joined = [merged_detection(readings[i].detection, readings[j].detection) for i, j in pairs]
+    turned = [turned_a_quarter(detection) for detection in joined]
+    views = classify(joined + turned)
+    options = []
+    for k, (i, j) in enumerate(pairs):
+        upright_view, turned_view = views[k], views[len(pairs) + k]
+        best = max((upright_view, turned_view), key=lambda view: view.candidates[0][1])
+        if best.candidates[0][1] < JOINED_SURE or best.code == readings[i].code:
+            continue
+        options.append((best.candidates[0][1], i, j, best))
+    options.sort(key=lambda option: -option[0])
+    out = []
+    for _, i, j, best in options[:MAX_JOINS]:
+        rest = [reading for k, reading in enumerate(readings) if k not in (i, j)]
+        out.append([*rest, TileReading(best.detection, best.candidates)])
+    return out
