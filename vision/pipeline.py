@@ -49,6 +49,7 @@ from vision.sideways_halves import joined_halves
 from vision.split_tiles import join_split_tiles
 from vision.turned_faces import Classify, with_sideways_found
 from vision.types import Detection, GroupRole, Layout, TileReading
+from vision.unseen import TileCountError
 
 #: Long side of the image the detector sees (it letterboxes further to its own input size).
 DETECT_SIDE = 1024
@@ -504,9 +505,10 @@ class PhotoPipeline:
                    table: Any, context: Any) -> PhotoResult:
         """The hand, read first with a sideways tile the detector missed found by its turned face
         (``vision.turned_faces``), and as the detector saw the tiles if it does not read that way:
-        an upright face sometimes reads sure turned too (a 4m as 4z). If the hand does not read
-        either way, two tiles side by side that are one face's halves (``vision.sideways_halves``)
-        are joined, and the first join that reads is kept."""
+        an upright face sometimes reads sure turned too (a 4m as 4z). If the tile count does not
+        make a hand either way, two tiles side by side that are one face's halves
+        (``vision.sideways_halves``) are joined, and the first join that reads is kept; each try
+        is a whole reading of the hand, so not for hands that fail otherwise."""
         def read(tiles: list[TileReading]) -> PhotoResult:
             return read_readings(tiles, image=image, rules=rules, table=table, context=context,
                                  infer_unseen=True, optional=self.faint_tiles(tiles))
@@ -522,7 +524,7 @@ class PhotoPipeline:
                 return result
         try:
             return read(readings)
-        except InputError as error:
+        except TileCountError as error:
             first_error = error
         for joined in joined_halves(readings, classify):
             try:

@@ -32,11 +32,16 @@ if TYPE_CHECKING:
 UNSEEN_LOG_PRIOR = math.log(1.0 / len(SET_TILE_CODES))
 
 
+class TileCountError(InputError):
+    """The tiles found are not a hand's count: too many or too few standing for the sets laid down.
+    A detection fault (a tile found as two, one missed) shows first as this."""
+
+
 def unseen_tiles(standing: int, expected: int, infer: bool = True) -> int:
     """How many tiles of the hand the photo does not show, from the ``standing`` tiles found and the
     ``expected`` count the sets on the table require (``vision.decode.expected_standing_tiles``): 0, or
     1 when the row is exactly one short and ``infer`` allows reading it. Any other count cannot be
-    read: InputError naming the counts and the likely cause."""
+    read: TileCountError naming the counts and the likely cause."""
     short = expected - standing
     if short == 0 or (short == 1 and infer):
         return short
@@ -49,7 +54,7 @@ def unseen_tiles(standing: int, expected: int, infer: bool = True) -> int:
     elif short == -1:
         hint = "; is a tile from outside the hand (a discard, the wall) in the row?"
     sets = (17 - expected) // 3
-    raise InputError(f"not a winning hand: {standing} standing tiles with {sets} set(s) on the table; "
+    raise TileCountError(f"not a winning hand: {standing} standing tiles with {sets} set(s) on the table; "
                      f"a complete hand has {expected} (17 with no sets laid down, 3 fewer per set){hint}")
 
 

@@ -15,6 +15,7 @@ from vision.pipeline import PhotoPipeline, read_readings
 from vision.sideways_halves import half_pairs, joined_halves
 from vision.synth.scene import SceneConfig, render_scene
 from vision.types import Detection, TileReading
+from vision.unseen import TileCountError, unseen_tiles
 
 CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
 MELDS = [("pung", ["5z", "5z", "5z"], False), ("kong", ["9p"] * 4, True)]
@@ -32,8 +33,8 @@ def _halves(detection: Detection) -> list[Detection]:
     return out
 
 
-def _hand_with_the_winning_tile_in_halves(angle: float):
-    scene = lay_out(CONCEALED, MELDS, ["1f", "6f"], "3m")
+def _hand_with_the_winning_tile_in_halves(angle: float, style: str = "sideways"):
+    scene = lay_out(CONCEALED, MELDS, ["1f", "6f"], "3m", winning_style=style)
     readings = scene.readings(angle_degrees=angle)
     winning = readings.pop(scene.winning_position)
     halves = [TileReading(half, (("5s", 0.9), ("2s", 0.1))) for half in _halves(winning.detection)]
@@ -102,3 +103,28 @@ def test_a_held_out_render_whose_sideways_4p_was_found_as_two_2p_reads(tmp_path)
     result = pipeline.read_photo(path, context=dict(record.hand.get("context", {})))
     assert same_hand(result.hand, record.hand, hide_concealed_faces=True)
     assert any("found its face as two halves" in warning for warning in result.warnings)
+
+
+@pytest.mark.parametrize(("standing", "expected"), [(15, 14), (12, 14), (18, 17)])
+def test_a_count_that_makes_no_hand_is_a_tile_count_error(standing, expected):
+    """Joins are tried only for this error: a face found as two halves shows first in the count."""
+    with pytest.raises(TileCountError, match="standing tiles"):
+        unseen_tiles(standing, expected)
+    assert unseen_tiles(13, 14) == 1 and unseen_tiles(14, 14) == 0
+
+
+def test_the_halves_are_joined_in_the_pipeline_only_when_the_count_fails():
+    """Here the winning tile set apart at the row's end, found as two slivers that join the row:
+    a tile too many."""
+    _, readings, winning = _hand_with_the_winning_tile_in_halves(30, style="apart")
+    with pytest.raises(TileCountError):
+        read_readings(readings, infer_unseen=True)
+    classify = _reads_the_whole_face(winning.detection)
+    pipeline = PhotoPipeline()
+    result = pipeline._read_hand(readings, classify, image="scene", rules=None, table=None, context=None)
+    assert result.hand["winning_tile"] == "3m"
+    assert any("found its face as two halves" in warning for warning in result.warnings)
+    # A hand that reads as detected is read so: nothing is joined.
+    whole = lay_out(CONCEALED, MELDS, ["1f", "6f"], "3m").readings(angle_degrees=30)
+    result = pipeline._read_hand(whole, classify, image="scene", rules=None, table=None, context=None)
+    assert not any("two halves" in warning for warning in result.warnings)
