@@ -15,21 +15,17 @@ two, and 1.7 s as before with two after a count failure only, for the same hands
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
 from vision.geometry import face_frame, merged_detection
 from vision.split_tiles import ACROSS_GAP, ACROSS_OVERLAP, across_gap, seen_alike
-from vision.turned_faces import turned_a_quarter
-from vision.types import Detection, TileReading
+from vision.turned_faces import Classify, turned_a_quarter
+from vision.types import TileReading
 
 #: The joined face must read at least this sure (as cut or turned a quarter, whichever is surer).
 JOINED_SURE = 0.85
 #: At most this many joins are tried, the surest first.
 MAX_JOINS = 2
-
-Classify = Callable[[list[Detection]], list[TileReading]]
 
 
 def half_pairs(readings: list[TileReading]) -> list[tuple[int, int]]:
