@@ -503,29 +503,35 @@ class PhotoPipeline:
 
     def _read_hand(self, readings: list[TileReading], classify: Classify, *, image: str, rules: Any,
                    table: Any, context: Any) -> PhotoResult:
-        """The hand, read first with a sideways tile the detector missed found by its turned face
-        (``vision.turned_faces``), and as the detector saw the tiles if it does not read that way:
-        an upright face sometimes reads sure turned too (a 4m as 4z). If the tile count does not
-        make a hand either way, two tiles side by side that are one face's halves
-        (``vision.sideways_halves``) are joined, and the first join that reads is kept; each try
-        is a whole reading of the hand, so not for hands that fail otherwise."""
+        """The hand as the detector saw the tiles; when its layout shows no winning tile (or it does not
+        read), read again with a sideways tile the detector missed found by its turned face
+        (``vision.turned_faces``), kept if the hand reads that way (an upright face sometimes reads
+        sure turned too: a 4m as 4z). If the tile count makes no hand, two tiles side by side that
+        are one face's halves (``vision.sideways_halves``) are joined, and the first join that
+        reads is kept; each try is a whole reading of the hand, so not for hands that fail otherwise."""
         def read(tiles: list[TileReading]) -> PhotoResult:
             return read_readings(tiles, image=image, rules=rules, table=table, context=context,
                                  infer_unseen=True, optional=self.faint_tiles(tiles))
 
-        turned, index = with_sideways_found(readings, classify)
-        if index is not None:
-            try:
-                result = read(turned)
-            except InputError:
-                pass
-            else:
-                _note_turned(result, turned, index)
-                return result
+        plain: PhotoResult | None = None
         try:
-            return read(readings)
-        except TileCountError as error:
-            first_error = error
+            plain = read(readings)
+        except InputError as error:
+            failure = error
+        if plain is None or plain.layout is None or plain.layout.winning_index is None:
+            turned, index = with_sideways_found(readings, classify)
+            if index is not None:
+                try:
+                    result = read(turned)
+                except InputError:
+                    pass
+                else:
+                    _note_turned(result, turned, index)
+                    return result
+        if plain is not None:
+            return plain
+        if not isinstance(failure, TileCountError):
+            raise failure
         for joined in joined_halves(readings, classify):
             try:
                 result = read(joined)
@@ -534,7 +540,7 @@ class PhotoPipeline:
             result.warnings.append(f"two tiles side by side were read as one {joined[-1].code} (the detector "
                                    "found its face as two halves)")
             return result
-        raise first_error
+        raise failure
 
 
 def _note_turned(result: PhotoResult, readings: list[TileReading], turned: int) -> None:
