@@ -47,7 +47,7 @@ from vision.outline_views import second_outlines
 from vision.row_completion import SPARE_OVERLAP_IOU
 from vision.sideways_halves import joined_halves
 from vision.split_tiles import join_split_tiles
-from vision.turned_faces import Classify, with_sideways_found
+from vision.turned_faces import Classify, read_with_turned_face
 from vision.types import Detection, GroupRole, Layout, TileReading
 from vision.unseen import TileCountError
 
@@ -503,35 +503,19 @@ class PhotoPipeline:
 
     def _read_hand(self, readings: list[TileReading], classify: Classify, *, image: str, rules: Any,
                    table: Any, context: Any) -> PhotoResult:
-        """The hand as the detector saw the tiles; when its layout shows no winning tile (or it does not
-        read), read again with a sideways tile the detector missed found by its turned face
-        (``vision.turned_faces``), kept if the hand reads that way (an upright face sometimes reads
-        sure turned too: a 4m as 4z). If the tile count makes no hand, two tiles side by side that
-        are one face's halves (``vision.sideways_halves``) are joined, and the first join that
-        reads is kept; each try is a whole reading of the hand, so not for hands that fail otherwise."""
+        """The hand as the detector saw the tiles, or with a sideways tile it missed found by its
+        turned face (``vision.turned_faces.read_with_turned_face``). If the tile count makes no
+        hand, two tiles side by side that are one face's halves (``vision.sideways_halves``) are
+        joined, and the first join that reads is kept; each try is a whole reading of the hand, so
+        not for hands that fail otherwise."""
         def read(tiles: list[TileReading]) -> PhotoResult:
             return read_readings(tiles, image=image, rules=rules, table=table, context=context,
                                  infer_unseen=True, optional=self.faint_tiles(tiles))
 
-        plain: PhotoResult | None = None
         try:
-            plain = read(readings)
-        except InputError as error:
+            return read_with_turned_face(readings, classify, read)
+        except TileCountError as error:
             failure = error
-        if plain is None or plain.layout is None or plain.layout.winning_index is None:
-            turned, index = with_sideways_found(readings, classify)
-            if index is not None:
-                try:
-                    result = read(turned)
-                except InputError:
-                    pass
-                else:
-                    _note_turned(result, turned, index)
-                    return result
-        if plain is not None:
-            return plain
-        if not isinstance(failure, TileCountError):
-            raise failure
         for joined in joined_halves(readings, classify):
             try:
                 result = read(joined)
@@ -542,14 +526,6 @@ class PhotoPipeline:
             return result
         raise failure
 
-
-def _note_turned(result: PhotoResult, readings: list[TileReading], turned: int) -> None:
-    """Say so when the winning tile is the one found sideways by reading it turned."""
-    if result.layout is None or result.layout.winning_index is None:
-        return
-    if result.readings[result.layout.winning_index].detection is readings[turned].detection:
-        result.warnings.append("the winning tile was found by reading its face turned a quarter (the "
-                               "detector did not see it lying sideways)")
 
 
 #: Two detections sharing more than this fraction of the smaller box are one tile found twice.

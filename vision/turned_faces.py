@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 from scoring.errors import InputError
 from vision.layout import layout_candidates
@@ -77,3 +78,36 @@ def with_sideways_found(readings: list[TileReading], classify: Classify
     out = list(readings)
     out[index] = TileReading(turned_a_quarter(readings[index].detection), turned.candidates)
     return out, index
+
+
+#: The warning when the winning tile is the face found sideways by reading it turned.
+TURNED_WARNING = ("the winning tile was found by reading its face turned a quarter (the detector did not "
+                  "see it lying sideways)")
+
+
+def read_with_turned_face(readings: list[TileReading], classify: Classify,
+                          read: Callable[[list[TileReading]], Any]) -> Any:
+    """``read(readings)`` (a ``PhotoResult``); when that shows no winning tile or fails, ``read`` again
+    with the unflagged sideways tile found (:func:`with_sideways_found`), kept if the hand reads so.
+    An upright face sometimes reads sure turned too (a 4m as 4z): hence the plain reading first,
+    and as the answer when the turned one does not read. Raises the plain reading's InputError."""
+    plain = None
+    try:
+        plain = read(readings)
+    except InputError as error:
+        failure = error
+    if plain is None or plain.layout is None or plain.layout.winning_index is None:
+        turned, index = with_sideways_found(readings, classify)
+        if index is not None:
+            try:
+                result = read(turned)
+            except InputError:
+                pass
+            else:
+                winning = result.layout.winning_index if result.layout is not None else None
+                if winning is not None and result.readings[winning].detection is turned[index].detection:
+                    result.warnings.append(TURNED_WARNING)
+                return result
+    if plain is None:
+        raise failure
+    return plain

@@ -9,6 +9,7 @@ from hand_scenes import lay_out
 
 from vision.evaluation.hands import match_labels, same_hand
 from vision.layout import layout_tiles
+from vision.live.reading import PipelineHandReader
 from vision.pipeline import PhotoPipeline
 from vision.synth.scene import SceneConfig, render_scene
 from vision.turned_faces import turned_a_quarter, with_sideways_found
@@ -93,3 +94,19 @@ def test_a_held_out_render_whose_winning_tile_the_detector_did_not_flag_reads_ex
     assert result.layout.winning_index == detected[winning]
     as_detected = pipeline.read_tiles(image)
     assert not as_detected[detected[winning]].detection.rotated
+
+
+def test_the_live_reader_finds_the_unflagged_winning_tile_with_the_frame_classifier():
+    """The live mode reads the voted tiles as ``taicam photo`` does, turned faces included, when the
+    engine hands it a classifier on the latest frame; without one it reads the tiles as they are."""
+    scene, readings = _scene_with_an_unflagged_winning_tile()
+    classify, _ = _reads_surer_turned(readings[scene.winning_position].detection)
+    reader = PipelineHandReader(rules="taiwan")
+    outcome = reader(readings, classify)
+    assert outcome.complete
+    assert outcome.result.layout.winning_index == scene.winning_position
+    assert outcome.result.hand["winning_tile"] == "3m"
+    assert any("turned a quarter" in warning for warning in outcome.result.warnings)
+    without = reader(readings)
+    assert without.result.layout.winning_index is None
+    assert any("does not show which tile won" in warning for warning in without.result.warnings)

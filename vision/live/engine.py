@@ -82,7 +82,11 @@ class HandOutcome:
 
 
 #: Reads a list of (voted) tile readings into an outcome; the rule set is bound inside it.
-HandReader = Callable[[list[TileReading]], HandOutcome]
+#: Reads detections on the latest frame with the classifier.
+FrameClassify = Callable[[list[Detection]], list[TileReading]]
+#: Reads the table's voted tiles into a hand. The second argument, when given, reads more detections
+#: on the latest frame (``vision.turned_faces``: a sideways winning tile the detector did not flag).
+HandReader = Callable[[list[TileReading], FrameClassify | None], HandOutcome]
 
 
 class LiveEvent(StrEnum):
@@ -164,6 +168,8 @@ class LiveEngine:
         self._evaluated_key: tuple[TableKey, ReadingKey] | None = None
         self._evaluated: HandOutcome | None = None
         self._evaluated_tiles: tuple[TileSeen, ...] = ()
+        #: Reads detections on the latest frame processed (None before any, or for :meth:`step` alone).
+        self._frame_classify: FrameClassify | None = None
 
     def set_hand_reader(self, read_hand: HandReader) -> LiveEvent | None:
         """Switch rule set (or table settings): re-read the current steady table and announce at once."""
@@ -208,6 +214,12 @@ class LiveEngine:
             d: reading.candidates for d, reading in zip(to_classify, readings, strict=True)
         }
         observations = [Observation(detection, candidates.get(d)) for d, detection in enumerate(detections)]
+        top_k = self.config.tracker.top_k
+
+        def classify_frame(found: list[Detection]) -> list[TileReading]:
+            return self.classifier.classify(image_bgr, found, top_k=top_k)
+
+        self._frame_classify = classify_frame
         classified = time.perf_counter()
         update = self.step(observations, timestamp, frame_index)
         times = replace(update.times, detect=detected - started, classify=classified - detected)
@@ -287,7 +299,7 @@ class LiveEngine:
             if self.announced is not None and not force and same_tiles(self._announced_tiles, tiles):
                 self._evaluated = self.announced
             else:
-                self._evaluated = self.read_hand(readings) if readings else None
+                self._evaluated = self.read_hand(readings, self._frame_classify) if readings else None
                 self._evaluated_tiles = tiles
         outcome = self._evaluated
         if self.announced is None:

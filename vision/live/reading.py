@@ -12,7 +12,8 @@ import json
 from typing import Any
 
 from scoring.errors import InputError
-from vision.live.engine import HandOutcome
+from vision.live.engine import FrameClassify, HandOutcome
+from vision.turned_faces import read_with_turned_face
 from vision.types import TileReading
 
 
@@ -47,16 +48,19 @@ class PipelineHandReader:
     def rules_id(self) -> str:
         return str(self.ruleset.id)
 
-    def __call__(self, readings: list[TileReading]) -> HandOutcome:
-        from vision.pipeline import read_readings
+    def __call__(self, readings: list[TileReading], classify: FrameClassify | None = None) -> HandOutcome:
+        """``classify`` reads detections on the frame the readings come from: with it, a sideways
+        winning tile the detector did not flag is found by its turned face, as ``taicam photo`` does."""
+        from vision.pipeline import PhotoResult, read_readings
 
-        faint = ([i for i, r in enumerate(readings) if r.detection.score < self.faint_below]
-                 if self.faint_below is not None else [])
+        def read(tiles: list[TileReading]) -> PhotoResult:
+            faint = ([i for i, r in enumerate(tiles) if r.detection.score < self.faint_below]
+                     if self.faint_below is not None else [])
+            return read_readings(tiles, image=self.source_name, rules=self.ruleset, table=self.table,
+                                 context=self.context, optional=faint)
+
         try:
-            result = read_readings(
-                readings, image=self.source_name, rules=self.ruleset, table=self.table, context=self.context,
-                optional=faint,
-            )
+            result = read(readings) if classify is None else read_with_turned_face(readings, classify, read)
         except InputError as error:
             return HandOutcome(complete=False, document={}, signature="", reason=str(error))
         document = result.to_json()
