@@ -50,6 +50,7 @@ from vision.live.tracker import (
     update_tracks,
 )
 from vision.outline_views import Quad, second_outlines
+from vision.turned_faces import Classify
 from vision.types import Detection, TileReading
 
 
@@ -82,11 +83,9 @@ class HandOutcome:
 
 
 #: Reads a list of (voted) tile readings into an outcome; the rule set is bound inside it.
-#: Reads detections on the latest frame with the classifier.
-FrameClassify = Callable[[list[Detection]], list[TileReading]]
 #: Reads the table's voted tiles into a hand. The second argument, when given, reads more detections
 #: on the latest frame (``vision.turned_faces``: a sideways winning tile the detector did not flag).
-HandReader = Callable[[list[TileReading], FrameClassify | None], HandOutcome]
+HandReader = Callable[[list[TileReading], Classify | None], HandOutcome]
 
 
 class LiveEvent(StrEnum):
@@ -169,7 +168,7 @@ class LiveEngine:
         self._evaluated: HandOutcome | None = None
         self._evaluated_tiles: tuple[TileSeen, ...] = ()
         #: Reads detections on the latest frame processed (None before any, or for :meth:`step` alone).
-        self._frame_classify: FrameClassify | None = None
+        self._frame_classify: Classify | None = None
 
     def set_hand_reader(self, read_hand: HandReader) -> LiveEvent | None:
         """Switch rule set (or table settings): re-read the current steady table and announce at once."""

@@ -12,8 +12,8 @@ import json
 from typing import Any
 
 from scoring.errors import InputError
-from vision.live.engine import FrameClassify, HandOutcome
-from vision.turned_faces import read_with_turned_face
+from vision.live.engine import HandOutcome
+from vision.turned_faces import Classify, read_with_turned_face
 from vision.types import TileReading
 
 
@@ -48,7 +48,7 @@ class PipelineHandReader:
     def rules_id(self) -> str:
         return str(self.ruleset.id)
 
-    def __call__(self, readings: list[TileReading], classify: FrameClassify | None = None) -> HandOutcome:
+    def __call__(self, readings: list[TileReading], classify: Classify | None = None) -> HandOutcome:
         """``classify`` reads detections on the frame the readings come from: with it, a sideways
         winning tile the detector did not flag is found by its turned face, as ``taicam photo`` does."""
         from vision.pipeline import PhotoResult, read_readings
