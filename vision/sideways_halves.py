@@ -67,5 +67,5 @@ def joined_halves(readings: list[TileReading], classify: Classify) -> list[list[
     out = []
     for _, i, j, best in options[:MAX_JOINS]:
         rest = [reading for k, reading in enumerate(readings) if k not in (i, j)]
-        out.append([*rest, TileReading(best.detection, best.candidates)])
+        out.append([*rest, best])
     return out

@@ -74,9 +74,9 @@ def with_sideways_found(readings: list[TileReading], classify: Classify
     found = unflagged_sideways(readings, classify)
     if found is None:
         return readings, None
-    index, turned = found
+    index, turned = found  # read on the turned detection, which it carries
     out = list(readings)
-    out[index] = TileReading(turned_a_quarter(readings[index].detection), turned.candidates)
+    out[index] = turned
     return out, index
 
 

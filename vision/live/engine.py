@@ -82,9 +82,9 @@ class HandOutcome:
     result: Any = field(default=None, compare=False, repr=False)
 
 
-#: Reads a list of (voted) tile readings into an outcome; the rule set is bound inside it.
-#: Reads the table's voted tiles into a hand. The second argument, when given, reads more detections
-#: on the latest frame (``vision.turned_faces``: a sideways winning tile the detector did not flag).
+#: Reads a list of (voted) tile readings into an outcome; the rule set is bound inside it. The
+#: second argument, when given, reads more detections on the latest frame (``vision.turned_faces``:
+#: a sideways winning tile the detector did not flag).
 HandReader = Callable[[list[TileReading], Classify | None], HandOutcome]
 
 
