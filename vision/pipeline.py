@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -47,6 +47,7 @@ from vision.outline_views import second_outlines
 from vision.row_completion import SPARE_OVERLAP_IOU
 from vision.sideways_halves import joined_halves
 from vision.split_tiles import join_split_tiles
+from vision.stray_flowers import ReadFlowers, read_with_stray_flowers
 from vision.turned_faces import Classify, read_with_turned_face
 from vision.types import Detection, GroupRole, Layout, TileReading
 from vision.unseen import TileCountError
@@ -430,9 +431,10 @@ class PhotoPipeline:
         return self._read_tiles(source, timings)[0]
 
     def _read_tiles(self, source: PhotoSource | ArraySource | np.ndarray,
-                    timings: dict[str, float] | None = None) -> tuple[list[TileReading], Classify]:
-        """The readings, and a function that reads more detections (full-resolution pixels) from the
-        same image the crops were cut from."""
+                    timings: dict[str, float] | None = None
+                    ) -> tuple[list[TileReading], Classify, ReadFlowers]:
+        """The readings, and two functions that read more detections (full-resolution pixels) from
+        the same image the crops were cut from: with the classifier, and with the flower model alone."""
         timings = timings if timings is not None else {}
         started = time.perf_counter()
         if isinstance(source, np.ndarray):
@@ -466,8 +468,12 @@ class PhotoPipeline:
             read = self.classifier.classify(crop_image, in_crop, top_k=TOP_K)
             return [TileReading(d, r.candidates) for d, r in zip(detections, read, strict=True)]
 
+        def read_flowers(detections: list[Detection]) -> np.ndarray | None:
+            in_crop = [_rescale(d, crop_scale) for d in detections]
+            return self.classifier.flower_probabilities(crop_image, in_crop)
+
         return [TileReading(_rescale(d, 1.0 / crop_scale), r.candidates)
-                for d, r in zip(in_crop, readings, strict=True)], classify
+                for d, r in zip(in_crop, readings, strict=True)], classify, read_flowers
 
     def faint_tiles(self, readings: list[TileReading]) -> list[int]:
         """Indices of the tiles found below the detector's own threshold (kept because they extend a
@@ -484,10 +490,10 @@ class PhotoPipeline:
         started = time.perf_counter()
         source = PhotoSource(path)
         timings: dict[str, float] = {}
-        readings, classify = self._read_tiles(source, timings)
+        readings, classify, read_flowers = self._read_tiles(source, timings)
         try:
             result = self._read_hand(readings, classify, image=str(path), rules=rules, table=table,
-                                     context=context)
+                                     context=context, read_flowers=read_flowers)
         except InputError as error:
             failure = PhotoReadError(str(error), readings)
             failure.timings = {**timings, "total": time.perf_counter() - started}
@@ -498,33 +504,46 @@ class PhotoPipeline:
     def read_image(self, image_bgr: np.ndarray, *, name: str = "<image>", rules: Any = None,
                    table: Any = None, context: Any = None) -> PhotoResult:
         """Read an in-memory upright BGR image (a camera frame) into a scored hand."""
-        readings, classify = self._read_tiles(image_bgr)
-        return self._read_hand(readings, classify, image=name, rules=rules, table=table, context=context)
+        readings, classify, read_flowers = self._read_tiles(image_bgr)
+        return self._read_hand(readings, classify, image=name, rules=rules, table=table, context=context,
+                               read_flowers=read_flowers)
 
     def _read_hand(self, readings: list[TileReading], classify: Classify, *, image: str, rules: Any,
-                   table: Any, context: Any) -> PhotoResult:
+                   table: Any, context: Any, read_flowers: ReadFlowers | None = None) -> PhotoResult:
         """The hand as the detector saw the tiles, or with a sideways tile it missed found by its
         turned face (``vision.turned_faces.read_with_turned_face``). If the tile count makes no
         hand, two tiles side by side that are one face's halves (``vision.sideways_halves``) are
         joined, and the first join that reads is kept; each try is a whole reading of the hand, so
-        not for hands that fail otherwise."""
+        not for hands that fail otherwise. A hand that reads is read once more when the flower model
+        (``read_flowers``) is sure that tiles it left out beside it are flowers
+        (``vision.stray_flowers``)."""
         def read(tiles: list[TileReading]) -> PhotoResult:
             return read_readings(tiles, image=image, rules=rules, table=table, context=context,
                                  infer_unseen=True, optional=self.faint_tiles(tiles))
 
         try:
-            return read_with_turned_face(readings, classify, read)
+            result = read_with_turned_face(readings, classify, read)
         except TileCountError as error:
-            failure = error
-        for joined in joined_halves(readings, classify):
-            try:
-                result = read(joined)
-            except InputError:
-                continue
-            result.warnings.append(f"two tiles side by side were read as one {joined[-1].code} (the detector "
-                                   "found its face as two halves)")
+            result = _read_joined_halves(readings, classify, read, error)
+        if read_flowers is None:
             return result
-        raise failure
+        return read_with_stray_flowers(result, read_flowers, read)
+
+
+def _read_joined_halves(readings: list[TileReading], classify: Classify,
+                        read: Callable[[list[TileReading]], PhotoResult],
+                        failure: TileCountError) -> PhotoResult:
+    """The first join of two halves of one face (``vision.sideways_halves``) that reads; else the
+    tile count's ``failure``."""
+    for joined in joined_halves(readings, classify):
+        try:
+            result = read(joined)
+        except InputError:
+            continue
+        result.warnings.append(f"two tiles side by side were read as one {joined[-1].code} (the detector "
+                               "found its face as two halves)")
+        return result
+    raise failure
 
 
 

@@ -264,6 +264,18 @@ class TileClassifier:
         pairs = zip(detections, probabilities, strict=True)
         return [TileReading(detection, self._top_k(row, top_k)) for detection, row in pairs]
 
+    def flower_probabilities(self, image_bgr: np.ndarray, detections: list[Detection]) -> np.ndarray | None:
+        """The flower model's own reading of each detection, whatever the main model said: its
+        probability of each flower in ``FLOWER_CODES`` order (a row sums to the flower model's flower
+        mass). None without a flower model. For tiles the layout could not place
+        (``vision.stray_flowers``); :meth:`classify` asks the flower model only which flower."""
+        if self.flower_model is None:
+            return None
+        model = self.flower_model
+        crops = [crop_detection(image_bgr, detection, model.input_size) for detection in detections]
+        probabilities = softmax(model.logits(crops) / model.temperature)
+        return probabilities[:, self._flower_model_columns]
+
     def _top_k(self, row: np.ndarray, top_k: int) -> tuple[tuple[str, float], ...]:
         order = np.argsort(-row)[: max(1, top_k)]
         return tuple((self.labels[i], float(row[i])) for i in order)

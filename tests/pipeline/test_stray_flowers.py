@@ -1,0 +1,112 @@
+"""Flowers the layout left out of the hand (misread as suit tiles) are found by the flower model."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+from hand_scenes import Scene, lay_out
+
+from scoring.tiles import FLOWER_CODES
+from vision.evaluation.hands import same_hand
+from vision.pipeline import PhotoPipeline, read_readings
+from vision.stray_flowers import as_flower, left_out_near_hand, read_with_stray_flowers
+from vision.synth.scene import SceneConfig, render_scene
+from vision.types import Detection, TileReading
+
+CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
+MELDS = [("pung", ["5z", "5z", "5z"], False), ("kong", ["9p"] * 4, True)]
+
+
+def _read(tiles: list[TileReading]):
+    return read_readings(tiles, infer_unseen=True)
+
+
+def _flower_model_stand_in(scene: Scene, readings: list[TileReading], mass: float):
+    """Reads each flower of ``scene`` as its own code with ``mass`` flower mass (the rest on other
+    codes), and every other tile as no flower (0.01), as the flower model reads sharp faces."""
+    truth = {readings[i].detection.box: tile.code for i, tile in enumerate(scene.tiles)}
+    asked: list[list[Detection]] = []
+
+    def read_flowers(detections: list[Detection]) -> np.ndarray:
+        asked.append(detections)
+        rows = np.full((len(detections), len(FLOWER_CODES)), 0.01 / len(FLOWER_CODES))
+        for row, detection in zip(rows, detections, strict=True):
+            code = truth[detection.box]
+            if code in FLOWER_CODES:
+                row[:] = 0.0
+                row[FLOWER_CODES.index(code)] = mass
+        return rows
+
+    return read_flowers, asked
+
+
+def _scene_with_a_misread_flower(flowers: list[str]):
+    scene = lay_out(CONCEALED, MELDS, flowers, "3m")
+    first_flower = next(i for i, tile in enumerate(scene.tiles) if tile.role == "flower")
+    readings = scene.readings(angle_degrees=30, misread={first_flower: ("2p", 0.97)})
+    return scene, readings
+
+
+@pytest.mark.parametrize("flowers", [["1f"], ["1f", "6f"]])
+def test_flowers_left_out_beside_the_sets_are_read_again_as_flowers(flowers):
+    """One flower read as 2p lies alone after the sets (set aside), or beside a second flower (both
+    ignored as two discards touching): the hand reads without them, a flower short."""
+    scene, readings = _scene_with_a_misread_flower(flowers)
+    result = _read(readings)
+    assert result.hand["flowers"] == []
+    read_flowers, _ = _flower_model_stand_in(scene, readings, mass=0.95)
+    again = read_with_stray_flowers(result, read_flowers, _read)
+    assert sorted(again.hand["flowers"]) == sorted(flowers)
+    assert any("as flowers" in warning and "2p" in warning for warning in again.warnings)
+
+
+def test_an_unsure_flower_model_leaves_the_hand_as_it_read():
+    scene, readings = _scene_with_a_misread_flower(["1f"])
+    result = _read(readings)
+    read_flowers, asked = _flower_model_stand_in(scene, readings, mass=0.6)
+    assert read_with_stray_flowers(result, read_flowers, _read) is result
+    assert len(asked) == 1
+    assert read_with_stray_flowers(result, lambda detections: None, _read) is result
+
+
+def test_only_tiles_left_out_beside_the_hand_are_asked():
+    """A tile lying six tile lengths from every tile of the hand is a discard, whatever it shows."""
+    scene = lay_out(CONCEALED, MELDS, ["1f"], "3m")
+    scene.tiles.append(type(scene.tiles[0])("6f", 0.0, -54.0 * 6, role="distractor"))
+    readings = scene.readings(angle_degrees=30)
+    result = _read(readings)
+    far = len(scene.tiles) - 1
+    assert far in result.layout.ignored
+    assert far not in left_out_near_hand(result)
+    read_flowers, asked = _flower_model_stand_in(scene, readings, mass=0.95)
+    assert read_with_stray_flowers(result, read_flowers, _read) is result
+    assert asked == []
+
+
+def test_a_tile_read_as_a_flower_keeps_a_little_of_its_first_reading():
+    detection = Detection(box=(0, 0, 30, 40), score=0.9)
+    reading = TileReading(detection, (("2p", 0.97), ("1p", 0.02), ("1f", 0.01)))
+    flowers = np.zeros(len(FLOWER_CODES))
+    flowers[FLOWER_CODES.index("1f")], flowers[FLOWER_CODES.index("5f")] = 0.85, 0.05
+    read = as_flower(reading, flowers)
+    assert read.code == "1f" and read.detection is detection
+    assert len(read.candidates) == len(reading.candidates)
+    probabilities = dict(read.candidates)
+    assert probabilities["1f"] == pytest.approx(0.95 * 0.85 / 0.9)
+    assert probabilities["5f"] == pytest.approx(0.95 * 0.05 / 0.9)
+    assert probabilities["2p"] == pytest.approx(0.05)
+
+
+@pytest.mark.parametrize("seed", [910130])
+def test_a_held_out_render_whose_flower_the_classifier_reads_as_2p_reads_exactly(tmp_path, seed):
+    """Held-out render 910130 (as ``scripts/evaluate.py hands --render 150 --seed 910000`` makes it):
+    the main classifier reads the 梅 1 flower as 2p, and the layout leaves it out; the flower model
+    reads it 1f."""
+    image, record = render_scene(np.random.default_rng(seed), SceneConfig(split="val"))
+    path = tmp_path / f"{seed}.jpg"
+    cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    result = PhotoPipeline().read_photo(path, context=dict(record.hand.get("context", {})))
+    assert "1f" in record.hand["flowers"]
+    assert same_hand(result.hand, record.hand)
+    assert any("as flowers" in warning and "2p" in warning for warning in result.warnings)
