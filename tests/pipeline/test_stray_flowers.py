@@ -9,6 +9,7 @@ from hand_scenes import Scene, lay_out
 
 from scoring.tiles import FLOWER_CODES
 from vision.evaluation.hands import same_hand
+from vision.live.reading import PipelineHandReader
 from vision.pipeline import PhotoPipeline, read_readings
 from vision.stray_flowers import as_flower, left_out_near_hand, read_with_stray_flowers
 from vision.synth.scene import SceneConfig, render_scene
@@ -82,6 +83,17 @@ def test_only_tiles_left_out_beside_the_hand_are_asked():
     read_flowers, asked = _flower_model_stand_in(scene, readings, mass=0.95)
     assert read_with_stray_flowers(result, read_flowers, _read) is result
     assert asked == []
+
+
+def test_the_live_reader_finds_the_flowers_with_the_frame_flower_model():
+    """The live mode reads the voted tiles as ``taicam photo`` does when the engine hands it the
+    flower model on the latest frame; without it the hand reads a flower short."""
+    scene, readings = _scene_with_a_misread_flower(["1f", "6f"])
+    read_flowers, _ = _flower_model_stand_in(scene, readings, mass=0.95)
+    reader = PipelineHandReader(rules="taiwan")
+    assert reader(readings).result.hand["flowers"] == []
+    outcome = reader(readings, None, read_flowers)
+    assert outcome.complete and sorted(outcome.document["hand"]["flowers"]) == ["1f", "6f"]
 
 
 def test_a_tile_read_as_a_flower_keeps_a_little_of_its_first_reading():

@@ -50,6 +50,7 @@ from vision.live.tracker import (
     update_tracks,
 )
 from vision.outline_views import Quad, second_outlines
+from vision.stray_flowers import ReadFlowers
 from vision.turned_faces import Classify
 from vision.types import Detection, TileReading
 
@@ -63,6 +64,9 @@ class Classifier(Protocol):
         self, image_bgr: np.ndarray, detections: list[Detection], top_k: int = 5,
         second_outlines: Sequence[Quad | None] | None = None,
     ) -> list[TileReading]: ...
+
+    def flower_probabilities(self, image_bgr: np.ndarray,
+                             detections: list[Detection]) -> np.ndarray | None: ...
 
 
 @dataclass(frozen=True)
@@ -83,9 +87,10 @@ class HandOutcome:
 
 
 #: Reads a list of (voted) tile readings into an outcome; the rule set is bound inside it. The
-#: second argument, when given, reads more detections on the latest frame (``vision.turned_faces``:
-#: a sideways winning tile the detector did not flag).
-HandReader = Callable[[list[TileReading], Classify | None], HandOutcome]
+#: second and third arguments, when given, read more detections on the latest frame: with the
+#: classifier (``vision.turned_faces``: a sideways winning tile the detector did not flag) and with
+#: the flower model (``vision.stray_flowers``: flowers the layout left out).
+HandReader = Callable[[list[TileReading], Classify | None, ReadFlowers | None], HandOutcome]
 
 
 class LiveEvent(StrEnum):
@@ -167,8 +172,9 @@ class LiveEngine:
         self._evaluated_key: tuple[TableKey, ReadingKey] | None = None
         self._evaluated: HandOutcome | None = None
         self._evaluated_tiles: tuple[TileSeen, ...] = ()
-        #: Reads detections on the latest frame processed (None before any, or for :meth:`step` alone).
+        #: Read detections on the latest frame processed (None before any, or for :meth:`step` alone).
         self._frame_classify: Classify | None = None
+        self._frame_flowers: ReadFlowers | None = None
 
     def set_hand_reader(self, read_hand: HandReader) -> LiveEvent | None:
         """Switch rule set (or table settings): re-read the current steady table and announce at once."""
@@ -218,7 +224,11 @@ class LiveEngine:
         def classify_frame(found: list[Detection]) -> list[TileReading]:
             return self.classifier.classify(image_bgr, found, top_k=top_k)
 
+        def flowers_on_frame(found: list[Detection]) -> np.ndarray | None:
+            return self.classifier.flower_probabilities(image_bgr, found)
+
         self._frame_classify = classify_frame
+        self._frame_flowers = flowers_on_frame
         classified = time.perf_counter()
         update = self.step(observations, timestamp, frame_index)
         times = replace(update.times, detect=detected - started, classify=classified - detected)
@@ -298,7 +308,8 @@ class LiveEngine:
             if self.announced is not None and not force and same_tiles(self._announced_tiles, tiles):
                 self._evaluated = self.announced
             else:
-                self._evaluated = self.read_hand(readings, self._frame_classify) if readings else None
+                self._evaluated = (self.read_hand(readings, self._frame_classify, self._frame_flowers)
+                                   if readings else None)
                 self._evaluated_tiles = tiles
         outcome = self._evaluated
         if self.announced is None:

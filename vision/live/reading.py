@@ -13,6 +13,7 @@ from typing import Any
 
 from scoring.errors import InputError
 from vision.live.engine import HandOutcome
+from vision.stray_flowers import ReadFlowers, read_with_stray_flowers
 from vision.turned_faces import Classify, read_with_turned_face
 from vision.types import TileReading
 
@@ -48,9 +49,11 @@ class PipelineHandReader:
     def rules_id(self) -> str:
         return str(self.ruleset.id)
 
-    def __call__(self, readings: list[TileReading], classify: Classify | None = None) -> HandOutcome:
-        """``classify`` reads detections on the frame the readings come from: with it, a sideways
-        winning tile the detector did not flag is found by its turned face, as ``taicam photo`` does."""
+    def __call__(self, readings: list[TileReading], classify: Classify | None = None,
+                 read_flowers: ReadFlowers | None = None) -> HandOutcome:
+        """``classify`` and ``read_flowers`` read detections on the frame the readings come from: with
+        them, as ``taicam photo`` does, a sideways winning tile the detector did not flag is found by
+        its turned face, and flowers the layout left out by the flower model."""
         from vision.pipeline import PhotoResult, read_readings
 
         def read(tiles: list[TileReading]) -> PhotoResult:
@@ -63,6 +66,8 @@ class PipelineHandReader:
             result = read(readings) if classify is None else read_with_turned_face(readings, classify, read)
         except InputError as error:
             return HandOutcome(complete=False, document={}, signature="", reason=str(error))
+        if read_flowers is not None:
+            result = read_with_stray_flowers(result, read_flowers, read)
         document = result.to_json()
         return HandOutcome(
             complete=True, document=document, signature=outcome_signature(document), result=result
