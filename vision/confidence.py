@@ -185,13 +185,16 @@ def build_report(readings: list[TileReading], decoded: HandReading, best_total: 
                  context: dict[str, Any], rules: Any, table: Any,
                  winning_alternatives: list[ScoredAlternative] | None = None,
                  unseen_alternatives: list[ScoredAlternative] | None = None,
-                 reported: LegalReading | None = None, set_aside: int = 0) -> ConfidenceReport:
+                 reported: LegalReading | None = None, set_aside: int = 0,
+                 maybe_flowers: int = 0) -> ConfidenceReport:
     """Score the plausible runners-up and collect everything the confidence report shows.
 
     ``unseen_alternatives`` are the other completions of an unseen tile (:func:`choose_unseen_tile`)
     and ``reported`` the completion reported, when it is not ``decoded.best``. ``set_aside`` counts
     the tiles among the sets that the layout left out (``Layout.set_aside``): with any, the score is
     not called stable (on 550 held-out renders, such hands' "sure" totals were wrong 1 time in 3).
+    ``maybe_flowers`` counts the tiles left out beside the hand that may be flowers
+    (``vision.stray_flowers.maybe_flowers``): with any, the score is not called stable either.
     """
     groups = []
     for number, group in enumerate(decoded.best.groups):
@@ -219,7 +222,10 @@ def build_report(readings: list[TileReading], decoded: HandReading, best_total: 
         notes.append(f"{len(decoded.changes)} tile(s) changed from the first reading to make a legal hand")
     if set_aside:
         notes.append(f"{set_aside} tile(s) among the sets fit no set and were left out; a set may be missing")
+    if maybe_flowers:
+        notes.append(f"{maybe_flowers} tile(s) left out beside the hand may be flowers; the total would "
+                     "lack them")
     return ConfidenceReport(hand_confidence=decoded.confidence, groups=groups,
-                            score_stable=not (winner_guessed or unseen_guessed or set_aside
+                            score_stable=not (winner_guessed or unseen_guessed or set_aside or maybe_flowers
                                               or same_total < 1.0 - UNSTABLE_SHARE),
                             alternatives=alternatives, notes=notes)

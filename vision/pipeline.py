@@ -47,7 +47,7 @@ from vision.outline_views import second_outlines
 from vision.row_completion import SPARE_OVERLAP_IOU
 from vision.sideways_halves import joined_halves
 from vision.split_tiles import join_split_tiles
-from vision.stray_flowers import ReadFlowers, read_with_stray_flowers
+from vision.stray_flowers import ReadFlowers, maybe_flowers, read_with_stray_flowers
 from vision.turned_faces import Classify, read_with_turned_face
 from vision.types import Detection, GroupRole, Layout, TileReading
 from vision.unseen import TileCountError
@@ -382,9 +382,10 @@ def _read_hand(readings: list[TileReading], image: str, rules: Any, table: Any, 
     scored = _score_decoded(decoded, ctx, rules, table)
     result.hand = {**scored.hand, "context": ctx}
     result.score = scored.report
+    flowers_left_out = maybe_flowers(readings, layout)
     result.report = build_report(readings, decoded, scored.report.total, ctx, rules, table,
                                  scored.winning_alternatives, scored.unseen_alternatives, scored.reported,
-                                 set_aside=len(layout.set_aside))
+                                 set_aside=len(layout.set_aside), maybe_flowers=len(flowers_left_out))
     result.timings["score"] = time.perf_counter() - started - result.timings["decode"]
     result.warnings = list(decoded.warnings) + ([scored.warning] if scored.warning else [])
     if not result.report.score_stable:
@@ -395,6 +396,9 @@ def _read_hand(readings: list[TileReading], image: str, rules: Any, table: Any, 
                                    + ", ".join(str(t) for t in totals))
         elif layout.set_aside:
             result.warnings.append("the score is not certain: tiles among the sets were left out")
+        elif flowers_left_out:
+            result.warnings.append("the score is not certain: a tile left out beside the hand may be a "
+                                   "flower")
         else:
             result.warnings.append(f"the score is not certain: this reading holds only "
                                    f"{result.report.hand_confidence:.0%} of the plausible ones, and the "

@@ -22,7 +22,7 @@ import numpy as np
 
 from scoring.errors import InputError
 from scoring.tiles import FLOWER_CODES
-from vision.types import Detection, TileReading
+from vision.types import Detection, Layout, TileReading
 
 #: The flower model's flower mass from which a tile left out is read as a flower (0.5 read the same
 #: hands on the held-out renders; the higher bar leaves room for a doubtful discard).
@@ -30,6 +30,11 @@ SURE_FLOWER_MASS = 0.8
 #: How near a tile left out must lie to one of the hand's tiles, centre to centre, in tile lengths
 #: (the median longer side of the tiles' boxes): flowers lie beside the sets or the row.
 NEAR_HAND = 1.5
+#: The classifier's flower mass from which a tile left out beside a hand that reads makes its score
+#: unsure (:func:`maybe_flowers`). On the 390 held-out renders, 12 hands called sure left such a
+#: tile out after the flower model's second look: the 6 with a wrong total had 0.002-0.13 flower
+#: mass on it, the 6 right ones none among its five best codes.
+MAYBE_FLOWER = 0.001
 #: The share of a re-read tile's probability left on the main model's best non-flower code, so the
 #: decoder can still read it so when the hand needs it.
 NON_FLOWER_SHARE = 0.05
@@ -39,13 +44,11 @@ NON_FLOWER_SHARE = 0.05
 ReadFlowers = Callable[[list[Detection]], np.ndarray | None]
 
 
-def left_out_near_hand(result: Any) -> list[int]:
-    """Indices (into ``result.readings``) of the tiles the layout left out that lie beside the
-    hand: set aside among the sets, or ignored within :data:`NEAR_HAND` of a tile of the hand."""
-    layout = result.layout
+def left_out_near_hand(readings: Sequence[TileReading], layout: Layout | None) -> list[int]:
+    """Indices (into ``readings``) of the tiles ``layout`` left out that lie beside the hand: set
+    aside among the sets, or ignored within :data:`NEAR_HAND` of a tile of the hand."""
     if layout is None or not layout.ignored:
         return []
-    readings: Sequence[TileReading] = result.readings
     in_hand = [i for group in layout.groups for i in group.tile_indices]
     if not in_hand:
         return []
@@ -59,6 +62,13 @@ def left_out_near_hand(result: Any) -> list[int]:
         if index in layout.set_aside or distance <= NEAR_HAND * length:
             out.append(index)
     return out
+
+
+def maybe_flowers(readings: Sequence[TileReading], layout: Layout | None) -> list[int]:
+    """The tiles left out beside the hand (:func:`left_out_near_hand`) to which the classifier gives
+    at least :data:`MAYBE_FLOWER` flower mass: if one is a flower, the total lacks it."""
+    return [i for i in left_out_near_hand(readings, layout)
+            if sum(p for code, p in readings[i].candidates if code in FLOWER_CODES) >= MAYBE_FLOWER]
 
 
 def as_flower(reading: TileReading, flowers: np.ndarray) -> TileReading:
@@ -80,7 +90,7 @@ def read_with_stray_flowers(result: Any, read_flowers: ReadFlowers,
     """``result`` (a ``PhotoResult`` that reads), or the hand read again (``read``) with the tiles
     left out beside it that the flower model is sure are flowers read as flowers, when that holds
     more flowers."""
-    left_out = left_out_near_hand(result)
+    left_out = left_out_near_hand(result.readings, result.layout)
     if not left_out:
         return result
     flowers = read_flowers([result.readings[i].detection for i in left_out])

@@ -79,7 +79,7 @@ def test_only_tiles_left_out_beside_the_hand_are_asked():
     result = _read(readings)
     far = len(scene.tiles) - 1
     assert far in result.layout.ignored
-    assert far not in left_out_near_hand(result)
+    assert far not in left_out_near_hand(result.readings, result.layout)
     read_flowers, asked = _flower_model_stand_in(scene, readings, mass=0.95)
     assert read_with_stray_flowers(result, read_flowers, _read) is result
     assert asked == []
@@ -122,3 +122,27 @@ def test_a_held_out_render_whose_flower_the_classifier_reads_as_2p_reads_exactly
     assert "1f" in record.hand["flowers"]
     assert same_hand(result.hand, record.hand)
     assert any("as flowers" in warning and "2p" in warning for warning in result.warnings)
+
+
+def test_a_score_is_not_called_sure_while_a_tile_left_out_beside_the_hand_may_be_a_flower():
+    """The misread flower keeps a little flower mass (its true code second); it and the flower beside
+    it are ignored as two discards touching. Without the flower model's second look the hand reads
+    two flowers short, so its total is not called sure."""
+    _, readings = _scene_with_a_misread_flower(["1f", "6f"])
+    result = _read(readings)
+    assert result.hand["flowers"] == [] and not result.report.score_stable
+    assert any("may be a flower" in warning for warning in result.warnings)
+    assert any("may be flowers" in note for note in result.report.notes)
+
+
+def test_a_tile_left_out_that_cannot_be_a_flower_leaves_the_score_sure():
+    """A discard touching the sets' row end, read as a suit tile with no flower among its codes."""
+    scene = lay_out(CONCEALED, MELDS, [], "3m")
+    last = max(tile.u for tile in scene.tiles if tile.role != "concealed")
+    scene.tiles.append(type(scene.tiles[0])("5m", last + 40.0 * 2.5, 54.0 * 1.25, role="distractor"))
+    readings = scene.readings(angle_degrees=30)
+    result = _read(readings)
+    left_out = left_out_near_hand(result.readings, result.layout)
+    assert left_out == [len(scene.tiles) - 1]
+    assert result.report.score_stable
+    assert not any("flower" in warning for warning in result.warnings)
