@@ -43,8 +43,8 @@ from vision.decode import HandReading, LegalReading, decode_hand
 from vision.geometry import face_frame, intersection_area, merged_detection, outline_iou
 from vision.imageio import ArraySource, PhotoSource
 from vision.layout import face_outline, layout_candidates, row_angle
-from vision.outline_views import second_outlines
 from vision.row_completion import SPARE_OVERLAP_IOU
+from vision.sideways_cut import second_cuts
 from vision.sideways_halves import joined_halves
 from vision.split_tiles import join_split_tiles
 from vision.stray_flowers import ReadFlowers, maybe_flowers, read_with_stray_flowers
@@ -459,8 +459,9 @@ class PhotoPipeline:
         in_crop = [_rescale(d, factor) for d in detections]
         # Cut each face out along its outline, not the whole axis-aligned box; a boxes-only model's
         # faces are turned along the rows. A tile whose outline is at a slant against its
-        # neighbours' is read a second time, squared onto them (none for a boxes-only model).
-        faces, seconds = in_crop, second_outlines(in_crop)
+        # neighbours' is read a second time, squared onto them (none for a boxes-only model), and a
+        # sideways tile a second time as the face its box holds across the row.
+        faces, seconds = in_crop, second_cuts(in_crop)
         if any(d.quad is None for d in in_crop):
             angle = row_angle(in_crop)
             faces = [replace(d, quad=face_outline(d, angle)) for d in in_crop]

@@ -49,7 +49,8 @@ from vision.live.tracker import (
     needs_classification,
     update_tracks,
 )
-from vision.outline_views import Quad, second_outlines
+from vision.outline_views import Quad
+from vision.sideways_cut import second_cuts
 from vision.stray_flowers import ReadFlowers
 from vision.turned_faces import Classify
 from vision.types import Detection, TileReading
@@ -210,7 +211,7 @@ class LiveEngine:
         ]
         # Squared second cuts need every tile's neighbours, so they are found before the subset
         # (and only on frames that classify anything: once the table is steady, most do not).
-        seconds = second_outlines(detections) if to_classify else []
+        seconds = second_cuts(detections) if to_classify else []
         readings = self.classifier.classify(
             image_bgr, [detections[d] for d in to_classify], top_k=self.config.tracker.top_k,
             second_outlines=[seconds[d] for d in to_classify],

@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.outline_views import second_outlines
+from vision.sideways_cut import second_cuts
 
 SIZES: tuple[tuple[int, int], ...] = ((1280, 960), (4032, 3024))
 TARGET_MS_1280 = 100.0
@@ -62,7 +62,7 @@ def measure(detector, classifier, image: np.ndarray, repeats: int, warmup: int =
         detections = detector.detect(image)
         middle = time.perf_counter()
         if classifier is not None:
-            classifier.classify(image, detections, second_outlines=second_outlines(detections))
+            classifier.classify(image, detections, second_outlines=second_cuts(detections))
         end = time.perf_counter()
         if run >= warmup:
             detect_s.append(middle - start)
