@@ -48,6 +48,7 @@ from vision.sideways_cut import second_cuts
 from vision.sideways_halves import joined_halves
 from vision.split_tiles import join_split_tiles
 from vision.stray_flowers import ReadFlowers, maybe_flowers, read_with_stray_flowers
+from vision.surplus_tile import without_one_weak_tile
 from vision.turned_faces import Classify, read_with_turned_face
 from vision.types import Detection, GroupRole, Layout, TileReading
 from vision.unseen import TileCountError
@@ -518,8 +519,9 @@ class PhotoPipeline:
         """The hand as the detector saw the tiles, or with a sideways tile it missed found by its
         turned face (``vision.turned_faces.read_with_turned_face``). If the tile count makes no
         hand, two tiles side by side that are one face's halves (``vision.sideways_halves``) are
-        joined, and the first join that reads is kept; each try is a whole reading of the hand, so
-        not for hands that fail otherwise. A hand that reads is read once more when the flower model
+        joined, or one tile too many is left out (``vision.surplus_tile``): :func:`_read_count_mended`;
+        each try is a whole reading of the hand, so not for hands that fail otherwise. A hand that
+        reads is read once more when the flower model
         (``read_flowers``) is sure that tiles it left out beside it are flowers
         (``vision.stray_flowers``)."""
         def read(tiles: list[TileReading]) -> PhotoResult:
@@ -529,17 +531,19 @@ class PhotoPipeline:
         try:
             result = read_with_turned_face(readings, classify, read)
         except TileCountError as error:
-            result = _read_joined_halves(readings, classify, read, error)
+            result = _read_count_mended(readings, classify, read, error)
         if read_flowers is None:
             return result
         return read_with_stray_flowers(result, read_flowers, read)
 
 
-def _read_joined_halves(readings: list[TileReading], classify: Classify,
-                        read: Callable[[list[TileReading]], PhotoResult],
-                        failure: TileCountError) -> PhotoResult:
-    """The first join of two halves of one face (``vision.sideways_halves``) that reads; else the
-    tile count's ``failure``."""
+def _read_count_mended(readings: list[TileReading], classify: Classify,
+                       read: Callable[[list[TileReading]], PhotoResult],
+                       failure: TileCountError) -> PhotoResult:
+    """A hand whose tile count failed, read again: the first join of two halves of one face
+    (``vision.sideways_halves``) that reads; then, with one standing tile too many, the first reading
+    without one of the row's weakest detections that makes a whole hand (``vision.surplus_tile``).
+    Else the tile count's ``failure``."""
     for joined in joined_halves(readings, classify):
         try:
             result = read(joined)
@@ -548,6 +552,17 @@ def _read_joined_halves(readings: list[TileReading], classify: Classify,
         result.warnings.append(f"two tiles side by side were read as one {joined[-1].code} (the detector "
                                "found its face as two halves)")
         return result
+    if failure.surplus == 1:
+        for index, rest in without_one_weak_tile(readings):
+            try:
+                result = read(rest)
+            except InputError:
+                continue
+            if result.decoded is not None and result.decoded.unseen is None:
+                result.warnings.append(f"one tile too many stood in the row; the hand reads without the "
+                                       f"least sure one, read {readings[index].code} (a discard or a tile "
+                                       "found twice?)")
+                return result
     raise failure
 
 

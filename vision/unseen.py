@@ -34,7 +34,12 @@ UNSEEN_LOG_PRIOR = math.log(1.0 / len(SET_TILE_CODES))
 
 class TileCountError(InputError):
     """The tiles found are not a hand's count: too many or too few standing for the sets laid down.
-    A detection fault (a tile found as two, one missed) shows first as this."""
+    A detection fault (a tile found as two, one missed) shows first as this. ``surplus`` is how many
+    standing tiles there are beyond the count (negative when short)."""
+
+    def __init__(self, message: str, surplus: int = 0) -> None:
+        super().__init__(message)
+        self.surplus = surplus
 
 
 def unseen_tiles(standing: int, expected: int, infer: bool = True) -> int:
@@ -55,7 +60,8 @@ def unseen_tiles(standing: int, expected: int, infer: bool = True) -> int:
         hint = "; is a tile from outside the hand (a discard, the wall) in the row?"
     sets = (17 - expected) // 3
     raise TileCountError(f"not a winning hand: {standing} standing tiles with {sets} set(s) on the table; "
-                     f"a complete hand has {expected} (17 with no sets laid down, 3 fewer per set){hint}")
+                     f"a complete hand has {expected} (17 with no sets laid down, 3 fewer per set){hint}",
+                     surplus=-short)
 
 
 def unseen_codes(standing: list[int], in_hand: list[int], special_shapes: bool) -> list[str]:

