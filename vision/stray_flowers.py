@@ -8,9 +8,11 @@ the three are left out together. The flower model (``models/flowers.onnx``) read
 the name, not the picture, and is sure of many of these: on the 350 held-out renders (seeds
 900000- and 910000-) the hands that read left out 88 tiles; 19 of the 37 flowers among them read
 at least 0.5 flower to it, against 4 of the 51 other tiles (a discarded flower, and tiles found
-twice). So after a hand reads, the tiles it left out beside its groups are read by the
-flower model; those it calls a flower at least :data:`SURE_FLOWER_MASS` are read as flowers and
-the hand is read again, kept when it then holds more flowers.
+twice). So after a hand reads, the tiles it left out beside its groups to which the main
+classifier gives any flower mass (:func:`maybe_flowers`; the flower model alone takes some badly
+cut suit tiles of real photos for flowers) are read by the flower model; those it calls a flower
+at least :data:`SURE_FLOWER_MASS` are read as flowers and the hand is read again, kept when it then
+holds more flowers. Requiring the main model's flower mass read the same held-out hands.
 """
 
 from __future__ import annotations
@@ -88,9 +90,9 @@ def as_flower(reading: TileReading, flowers: np.ndarray) -> TileReading:
 def read_with_stray_flowers(result: Any, read_flowers: ReadFlowers,
                             read: Callable[[list[TileReading]], Any]) -> Any:
     """``result`` (a ``PhotoResult`` that reads), or the hand read again (``read``) with the tiles
-    left out beside it that the flower model is sure are flowers read as flowers, when that holds
-    more flowers."""
-    left_out = left_out_near_hand(result.readings, result.layout)
+    left out beside it that may be flowers (:func:`maybe_flowers`) and that the flower model is sure
+    are flowers read as flowers, when that holds more flowers."""
+    left_out = maybe_flowers(result.readings, result.layout)
     if not left_out:
         return result
     flowers = read_flowers([result.readings[i].detection for i in left_out])

@@ -71,6 +71,18 @@ def test_an_unsure_flower_model_leaves_the_hand_as_it_read():
     assert read_with_stray_flowers(result, lambda detections: None, _read) is result
 
 
+def test_a_tile_the_classifier_gives_no_flower_mass_is_not_asked():
+    """The flower model alone takes some badly cut suit tiles for flowers: only tiles the main
+    classifier gives some flower mass are asked."""
+    scene, readings = _scene_with_a_misread_flower(["1f"])
+    first_flower = next(i for i, tile in enumerate(scene.tiles) if tile.role == "flower")
+    readings[first_flower] = TileReading(readings[first_flower].detection, (("2p", 0.97), ("3p", 0.03)))
+    result = _read(readings)
+    read_flowers, asked = _flower_model_stand_in(scene, readings, mass=0.95)
+    assert read_with_stray_flowers(result, read_flowers, _read) is result
+    assert asked == []
+
+
 def test_only_tiles_left_out_beside_the_hand_are_asked():
     """A tile lying six tile lengths from every tile of the hand is a discard, whatever it shows."""
     scene = lay_out(CONCEALED, MELDS, ["1f"], "3m")
