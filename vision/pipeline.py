@@ -521,9 +521,8 @@ class PhotoPipeline:
         hand, two tiles side by side that are one face's halves (``vision.sideways_halves``) are
         joined, or one tile too many is left out (``vision.surplus_tile``): :func:`_read_count_mended`;
         each try is a whole reading of the hand, so not for hands that fail otherwise. A hand that
-        reads is read once more when the flower model
-        (``read_flowers``) is sure that tiles it left out beside it are flowers
-        (``vision.stray_flowers``)."""
+        reads is read once more when the flower model (``read_flowers``) is sure that tiles it left
+        out beside it are flowers (``vision.stray_flowers``)."""
         def read(tiles: list[TileReading]) -> PhotoResult:
             return read_readings(tiles, image=image, rules=rules, table=table, context=context,
                                  infer_unseen=True, optional=self.faint_tiles(tiles))

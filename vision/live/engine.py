@@ -209,8 +209,9 @@ class LiveEngine:
                 quiet_since,
             )
         ]
-        # Squared second cuts need every tile's neighbours, so they are found before the subset
-        # (and only on frames that classify anything: once the table is steady, most do not).
+        # Second cuts (squared onto the neighbours, or a sideways tile's box across the row) need
+        # every tile's neighbours, so they are found before the subset (and only on frames that
+        # classify anything: once the table is steady, most do not).
         seconds = second_cuts(detections) if to_classify else []
         readings = self.classifier.classify(
             image_bgr, [detections[d] for d in to_classify], top_k=self.config.tracker.top_k,
