@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from hand_scenes import Scene, lay_out
+from hand_scenes import Scene, SceneTile, lay_out
 
 from scoring.tiles import FLOWER_CODES
 from vision.evaluation.hands import same_hand
@@ -86,7 +86,7 @@ def test_a_tile_the_classifier_gives_no_flower_mass_is_not_asked():
 def test_only_tiles_left_out_beside_the_hand_are_asked():
     """A tile lying six tile lengths from every tile of the hand is a discard, whatever it shows."""
     scene = lay_out(CONCEALED, MELDS, ["1f"], "3m")
-    scene.tiles.append(type(scene.tiles[0])("6f", 0.0, -54.0 * 6, role="distractor"))
+    scene.tiles.append(SceneTile("6f", 0.0, -54.0 * 6, role="distractor"))
     readings = scene.readings(angle_degrees=30)
     result = _read(readings)
     far = len(scene.tiles) - 1
@@ -151,7 +151,7 @@ def test_a_tile_left_out_that_cannot_be_a_flower_leaves_the_score_sure():
     """A discard touching the sets' row end, read as a suit tile with no flower among its codes."""
     scene = lay_out(CONCEALED, MELDS, [], "3m")
     last = max(tile.u for tile in scene.tiles if tile.role != "concealed")
-    scene.tiles.append(type(scene.tiles[0])("5m", last + 40.0 * 2.5, 54.0 * 1.25, role="distractor"))
+    scene.tiles.append(SceneTile("5m", last + 40.0 * 2.5, 54.0 * 1.25, role="distractor"))
     readings = scene.readings(angle_degrees=30)
     result = _read(readings)
     left_out = left_out_near_hand(result.readings, result.layout)
