@@ -144,6 +144,23 @@ def test_per_hand_outcomes_are_written_and_compared_with_an_earlier_run(tmp_path
     document = json.loads(capsys.readouterr().out)[0]
     assert document["compared"]["gained"] == [exact[0]]
     assert document["compared"]["lost"] == [i for i in sorted(images) if not images[i]["exact"]]
+    assert document["compared"]["totals_gained"] == document["compared"]["totals_lost"] == []
+    assert all({"exact_visible", "answered", "called_sure"} <= set(o) for o in images.values())
+
+
+def test_right_totals_gained_and_lost_are_listed_too():
+    from vision.evaluation.hands import compare_hands
+
+    def run(exact: list[bool], totals: list[bool]) -> dict:
+        pairs = enumerate(zip(exact, totals, strict=True))
+        return {"m": {f"{k}.jpg": {"exact": e, "score_agrees": t} for k, (e, t) in pairs}}
+
+    changes = compare_hands(run([True, False, False], [True, False, True]),
+                            run([False, False, True], [True, True, False]))["m"]
+    assert changes == {"gained": ["2.jpg"], "lost": ["0.jpg"],
+                       "totals_gained": ["1.jpg"], "totals_lost": ["2.jpg"]}
+    old_file = {"m": {"0.jpg": {"exact": True}}}
+    assert compare_hands(old_file, old_file)["m"] == {"gained": [], "lost": []}
 
 
 def test_a_malformed_comparison_file_is_a_one_line_error(tmp_path, capsys):

@@ -309,7 +309,9 @@ HELDOUT_SEED = 900_000
 
 def per_hand(reports: list[HandsReport]) -> dict[str, dict[str, dict[str, Any]]]:
     """Each report's outcome per image (``--per-hand``): what two runs are compared on."""
-    return {report.name: {Path(o.image).name: {"exact": o.exact, "score_agrees": o.score_agrees,
+    return {report.name: {Path(o.image).name: {"exact": o.exact, "exact_visible": o.exact_visible,
+                                                "score_agrees": o.score_agrees, "answered": o.answered,
+                                                "called_sure": o.called_sure,
                                                 "tiles_correct": o.tiles_correct, "tiles": o.tiles,
                                                 "readable": o.readable, "error": o.error}
                           for o in report.outcomes}
@@ -333,15 +335,23 @@ def read_per_hand(path: Path) -> dict[str, dict[str, dict[str, Any]]]:
 def compare_hands(before: dict[str, dict[str, dict[str, Any]]], after: dict[str, dict[str, dict[str, Any]]]
                   ) -> dict[str, dict[str, list[str]]]:
     """Per manifest present in both runs: the images read exactly now and not before (``gained``),
-    and the other way round (``lost``). Two runs with the same rate can differ in many hands."""
+    and the other way round (``lost``); the same for the right total (``totals_gained``,
+    ``totals_lost``), which a file written before the total was kept lacks. Two runs with the same
+    rates can differ in many hands."""
     out = {}
     for name, images in after.items():
         earlier = before.get(name)
         if earlier is None:
             continue
         common = sorted(set(images) & set(earlier))
-        out[name] = {"gained": [i for i in common if images[i]["exact"] and not earlier[i]["exact"]],
-                     "lost": [i for i in common if earlier[i]["exact"] and not images[i]["exact"]]}
+        changes = {"gained": [i for i in common if images[i]["exact"] and not earlier[i]["exact"]],
+                   "lost": [i for i in common if earlier[i]["exact"] and not images[i]["exact"]]}
+        if all("score_agrees" in images[i] and "score_agrees" in earlier[i] for i in common):
+            changes["totals_gained"] = [i for i in common
+                                        if images[i]["score_agrees"] and not earlier[i]["score_agrees"]]
+            changes["totals_lost"] = [i for i in common
+                                      if earlier[i]["score_agrees"] and not images[i]["score_agrees"]]
+        out[name] = changes
     return out
 
 
@@ -373,9 +383,11 @@ def main(argv: list[str]) -> int:
                              "for datasets/real-labels/table-photos.jsonl)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--per-hand", type=Path,
-                        help="also write each image's outcome (exact, score, tiles, error) to this JSON file")
+                        help="also write each image's outcome (exact, right total, answered, called sure, "
+                             "tiles, error) to this JSON file")
     parser.add_argument("--compare", type=Path,
-                        help="a --per-hand file of an earlier run: list the hands gained and lost since")
+                        help="a --per-hand file of an earlier run: list the hands (and right totals) gained "
+                             "and lost since")
     args = parser.parse_args(argv)
     from vision.dataset.files import atomic_write_text
     from vision.pipeline import PhotoPipeline
