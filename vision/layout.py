@@ -813,6 +813,23 @@ def layout_candidates(readings: list[TileReading], limit: int = 3,
     return layouts
 
 
+def concealed_row_of_sure_tiles(readings: list[TileReading]) -> tuple[list[int], int | None] | None:
+    """The concealed row of the most plausible layout of the sure detections (spares left out), as
+    indices into ``readings``, and the winning tile's index there (None when the layout names none);
+    None when the sure tiles make no layout. For the second looks at a photo (a tile read turned, a
+    tile too many), which ask where the row lies before the hand is read again."""
+    sure = [i for i, reading in enumerate(readings) if not reading.detection.spare]
+    try:
+        layout = layout_candidates([readings[i] for i in sure])[0]
+    except InputError:
+        return None
+    concealed = next((g for g in layout.groups if g.role is GroupRole.CONCEALED), None)
+    if concealed is None:
+        return None
+    winning = sure[layout.winning_index] if layout.winning_index is not None else None
+    return [sure[k] for k in concealed.tile_indices], winning
+
+
 def _layout_for(readings: list[TileReading], runs: list[list[_Tile]], row: list[int],
                 complete_kongs: bool = False) -> Layout:
     concealed = [t for k in row for t in runs[k]]

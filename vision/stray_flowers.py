@@ -24,6 +24,7 @@ import numpy as np
 
 from scoring.errors import InputError
 from scoring.tiles import FLOWER_CODES
+from vision.layout import flower_mass
 from vision.types import Detection, Layout, TileReading
 
 #: The flower model's flower mass from which a tile left out is read as a flower (0.5 read the same
@@ -70,7 +71,7 @@ def maybe_flowers(readings: Sequence[TileReading], layout: Layout | None) -> lis
     """The tiles left out beside the hand (:func:`left_out_near_hand`) to which the classifier gives
     at least :data:`MAYBE_FLOWER` flower mass: if one is a flower, the total lacks it."""
     return [i for i in left_out_near_hand(readings, layout)
-            if sum(p for code, p in readings[i].candidates if code in FLOWER_CODES) >= MAYBE_FLOWER]
+            if flower_mass(readings[i]) >= MAYBE_FLOWER]
 
 
 def as_flower(reading: TileReading, flowers: np.ndarray) -> TileReading:

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from scoring.errors import InputError
-from vision.layout import layout_candidates
-from vision.types import GroupRole, TileReading
+from vision.layout import concealed_row_of_sure_tiles
+from vision.types import TileReading
 
 #: How many of the concealed row's least sure detections are tried left out.
 WEAKEST = 3
@@ -25,14 +24,8 @@ WEAKEST = 3
 def without_one_weak_tile(readings: list[TileReading]) -> Iterator[tuple[int, list[TileReading]]]:
     """``readings`` without one of the concealed row's :data:`WEAKEST` least sure detections (by the
     detector's score), weakest first, with the index left out. Spare detections are not row tiles."""
-    sure = [i for i, reading in enumerate(readings) if not reading.detection.spare]
-    try:
-        layout = layout_candidates([readings[i] for i in sure])[0]
-    except InputError:
+    found = concealed_row_of_sure_tiles(readings)
+    if found is None:
         return
-    concealed = next((g for g in layout.groups if g.role is GroupRole.CONCEALED), None)
-    if concealed is None:
-        return
-    row = [sure[k] for k in concealed.tile_indices]
-    for index in sorted(row, key=lambda i: readings[i].detection.score)[:WEAKEST]:
+    for index in sorted(found[0], key=lambda i: readings[i].detection.score)[:WEAKEST]:
         yield index, readings[:index] + readings[index + 1:]

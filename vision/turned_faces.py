@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import Any
 
 from scoring.errors import InputError
-from vision.layout import layout_candidates
+from vision.layout import concealed_row_of_sure_tiles
 from vision.types import Detection, TileReading
 
 #: A face read turned must be at least this sure of its top code...
@@ -48,15 +48,10 @@ def unflagged_sideways(readings: list[TileReading], classify: Classify) -> tuple
 
     ``classify`` reads detections (in the readings' coordinates) with the classifier.
     """
-    sure = [i for i, reading in enumerate(readings) if not reading.detection.spare]
-    try:
-        layout = layout_candidates([readings[i] for i in sure])[0]
-    except InputError:
+    found = concealed_row_of_sure_tiles(readings)
+    if found is None or found[1] is not None:
         return None
-    if layout.winning_index is not None or not layout.groups:
-        return None
-    row = [sure[k] for k in layout.groups[0].tile_indices]
-    row = [i for i in row if readings[i].detection.quad is not None and not readings[i].detection.rotated
+    row = [i for i in found[0] if readings[i].detection.quad is not None and not readings[i].detection.rotated
            and not readings[i].detection.face_down]
     if not row:
         return None
