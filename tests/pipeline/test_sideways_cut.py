@@ -8,12 +8,12 @@ from dataclasses import replace
 import cv2
 import numpy as np
 import pytest
+from heldout_renders import held_out_render
 
 from vision.evaluation.hands import match_labels, same_hand
 from vision.outline_views import second_outlines, turned_quad
 from vision.pipeline import PhotoPipeline
 from vision.sideways_cut import box_face_across, second_cuts
-from vision.synth.scene import SceneConfig, render_scene
 from vision.types import Detection
 
 
@@ -67,9 +67,7 @@ def test_a_held_out_render_whose_winning_tile_outline_is_askew_reads_exactly(tmp
     """Held-out render 910066 (as ``scripts/evaluate.py hands --render 150 --seed 910000`` makes it):
     the detector flags the winning 6s sideways but outlines it askew; cut along that outline (with
     or without the squared cut) it reads as 9p."""
-    image, record = render_scene(np.random.default_rng(seed), SceneConfig(split="val"))
-    path = tmp_path / f"{seed}.jpg"
-    cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    path, record = held_out_render(seed, tmp_path)
     pipeline = PhotoPipeline()
     result = pipeline.read_photo(path, context=dict(record.hand.get("context", {})))
     assert same_hand(result.hand, record.hand)
@@ -77,5 +75,5 @@ def test_a_held_out_render_whose_winning_tile_outline_is_askew_reads_exactly(tmp
     detected = match_labels([tuple(t.box) for t in record.tiles], [r.detection.box for r in result.readings])
     tile = result.readings[detected[winning]]
     assert tile.detection.rotated and tile.code == record.tiles[winning].code == "6s"
-    as_outlined = pipeline.classifier.classify(image, [tile.detection])[0]
+    as_outlined = pipeline.classifier.classify(cv2.imread(str(path)), [tile.detection])[0]
     assert as_outlined.code != "6s"

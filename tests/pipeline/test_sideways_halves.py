@@ -8,6 +8,7 @@ import cv2
 import numpy as np
 import pytest
 from hand_scenes import lay_out
+from heldout_renders import read_held_out_render
 
 from scoring.errors import InputError
 from vision.evaluation.hands import same_hand
@@ -128,3 +129,71 @@ def test_the_halves_are_joined_in_the_pipeline_only_when_the_count_fails():
     whole = lay_out(CONCEALED, MELDS, ["1f", "6f"], "3m").readings(angle_degrees=30)
     result = pipeline._read_hand(whole, classify, image="scene", rules=None, table=None, context=None)
     assert not any("two halves" in warning for warning in result.warnings)
+
+
+# A hand that reads with either half's code as its last standing tile: 2s 3s wait on 1s or 4s.
+ONE_OR_FOUR = ["2s", "3s", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
+
+
+def _winning_4s_in_halves_read_1s(spare_half: bool):
+    """The winning 4s lying across the row's end, found as two upright halves read 1s (the second a
+    weak detection when ``spare_half``), and a stand-in classifier that reads the joined outline
+    turned a quarter as 4s at 0.99."""
+    scene = lay_out(ONE_OR_FOUR, MELDS, ["1f", "6f"], "4s")
+    readings = scene.readings(angle_degrees=20)
+    winning = readings.pop(scene.winning_position)
+    first, second = _halves(winning.detection)
+    halves = [TileReading(first, (("1s", 0.9), ("2s", 0.1))),
+              TileReading(replace(second, spare=spare_half), (("1s", 0.9), ("2s", 0.1)))]
+    centre = np.mean(winning.detection.quad, axis=0)
+
+    def read(detection: Detection) -> tuple[tuple[str, float], ...]:
+        if not np.allclose(np.mean(detection.quad, axis=0), centre, atol=1.0):
+            return ("7p", 0.5), ("1s", 0.5)
+        return (("4s", 0.99), ("1s", 0.01)) if detection.rotated else (("1s", 0.6), ("4s", 0.4))
+
+    def classify(detections: list[Detection]) -> list[TileReading]:
+        return [TileReading(d, read(d)) for d in detections]
+
+    return [*readings, *halves], classify
+
+
+def test_halves_are_joined_when_the_hand_reads_but_shows_no_winning_tile():
+    """One half stands at the row's end beside a weak one: the hand reads, but no tile lies across
+    or apart. Joined, the winning tile is shown, and that reading is kept."""
+    readings, classify = _winning_4s_in_halves_read_1s(spare_half=True)
+    pipeline = PhotoPipeline()
+    plain = read_readings(readings, infer_unseen=True, optional=pipeline.faint_tiles(readings))
+    assert plain.layout.winning_index is None and "1s" in plain.hand["concealed"]
+    result = pipeline._read_hand(readings, classify, image="scene", rules=None, table=None, context=None)
+    assert result.hand["winning_tile"] == "4s"
+    assert sorted(result.hand["concealed"]) == sorted([*ONE_OR_FOUR, "4s"])
+    assert any("lying sideways, the winning tile" in warning for warning in result.warnings)
+
+
+def test_a_spare_is_a_half_only_when_asked():
+    readings, _ = _winning_4s_in_halves_read_1s(spare_half=True)
+    halves = (len(readings) - 2, len(readings) - 1)
+    assert halves not in half_pairs(readings)
+    assert halves in half_pairs(readings, spares=True)
+
+
+def test_a_join_that_still_needs_an_unseen_tile_is_not_kept():
+    """Without the row's first tile (2s) the joined reading needs an unseen tile as well: the
+    detector's reading stands."""
+    readings, classify = _winning_4s_in_halves_read_1s(spare_half=True)
+    del readings[0]
+    result = PhotoPipeline()._read_hand(readings, classify, image="scene", rules=None, table=None,
+                                        context=None)
+    assert not any("lying sideways, the winning tile" in warning for warning in result.warnings)
+
+
+@pytest.mark.parametrize("seed", [900108, 910033])
+def test_held_out_renders_whose_winning_4p_in_front_of_a_standing_row_was_read_2p(tmp_path, seed):
+    """Held-out renders (``scripts/evaluate.py hands --render 200``, ``--render 150 --seed 910000``):
+    the winning 4p lies flat in front of a standing row, found as two upright halves (in 900108 one
+    a weak detection), each read 2p at 0.999; the hand read with a 2p standing and the winning tile
+    unseen. Joined, it is the 4p shown."""
+    result, record = read_held_out_render(seed, tmp_path)
+    assert same_hand(result.hand, record.hand)
+    assert any("lying sideways, the winning tile" in warning for warning in result.warnings)

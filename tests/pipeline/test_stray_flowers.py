@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
 from hand_scenes import Scene, SceneTile, lay_out
+from heldout_renders import read_held_out_render
 
 from scoring.tiles import FLOWER_CODES
 from vision.evaluation.hands import same_hand
 from vision.live.reading import PipelineHandReader
-from vision.pipeline import PhotoPipeline, read_readings
+from vision.pipeline import read_readings
 from vision.stray_flowers import as_flower, left_out_near_hand, read_with_stray_flowers
-from vision.synth.scene import SceneConfig, render_scene
 from vision.types import Detection, TileReading
 
 CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
@@ -127,10 +126,7 @@ def test_a_held_out_render_whose_flower_the_classifier_reads_as_2p_reads_exactly
     """Held-out render 910130 (as ``scripts/evaluate.py hands --render 150 --seed 910000`` makes it):
     the main classifier reads the 梅 1 flower as 2p, and the layout leaves it out; the flower model
     reads it 1f."""
-    image, record = render_scene(np.random.default_rng(seed), SceneConfig(split="val"))
-    path = tmp_path / f"{seed}.jpg"
-    cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
-    result = PhotoPipeline().read_photo(path, context=dict(record.hand.get("context", {})))
+    result, record = read_held_out_render(seed, tmp_path)
     assert "1f" in record.hand["flowers"]
     assert same_hand(result.hand, record.hand)
     assert any("as flowers" in warning and "2p" in warning for warning in result.warnings)

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import cv2
-import numpy as np
 import pytest
 from hand_scenes import SceneTile, lay_out
+from heldout_renders import read_held_out_render
 
 from vision.evaluation.hands import same_hand
 from vision.pipeline import PhotoPipeline, read_readings
 from vision.surplus_tile import WEAKEST, without_one_weak_tile
-from vision.synth.scene import SceneConfig, render_scene
 from vision.types import Detection, TileReading
 from vision.unseen import TileCountError, unseen_tiles
 
@@ -75,9 +73,6 @@ def test_a_row_two_tiles_short_keeps_its_count_error():
 def test_a_held_out_render_with_a_tile_lying_against_its_row_reads_exactly(tmp_path, seed):
     """Held-out render 900141 (as ``scripts/evaluate.py hands --render 200`` makes it): a 9p lying
     sideways against the end of a fully concealed row is found with the hand's tiles."""
-    image, record = render_scene(np.random.default_rng(seed), SceneConfig(split="val"))
-    path = tmp_path / f"{seed}.jpg"
-    cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
-    result = PhotoPipeline().read_photo(path, context=dict(record.hand.get("context", {})))
+    result, record = read_held_out_render(seed, tmp_path)
     assert same_hand(result.hand, record.hand)
     assert any("one tile too many" in warning for warning in result.warnings)

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import cv2
 import numpy as np
 import pytest
 from hand_scenes import lay_out
+from heldout_renders import held_out_render
 
 from vision.evaluation.hands import match_labels, same_hand
+from vision.imageio import PhotoSource
 from vision.layout import layout_tiles
 from vision.live.reading import PipelineHandReader
 from vision.pipeline import PhotoPipeline
-from vision.synth.scene import SceneConfig, render_scene
 from vision.turned_faces import turned_a_quarter, with_sideways_found
 from vision.types import Detection, TileReading
 
@@ -82,9 +82,7 @@ def test_a_held_out_render_whose_winning_tile_the_detector_did_not_flag_reads_ex
     """Held-out render 910050 (as ``scripts/evaluate.py hands --render 150 --seed 910000`` makes it):
     the shipped detector does not flag the winning 6z lying sideways at the end of the row, and the
     classifier reads its upright cut as 1s."""
-    image, record = render_scene(np.random.default_rng(seed), SceneConfig(split="val"))
-    path = tmp_path / f"{seed}.jpg"
-    cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    path, record = held_out_render(seed, tmp_path)
     pipeline = PhotoPipeline()
     winning = next(i for i, t in enumerate(record.tiles) if t.role == "winning")
     result = pipeline.read_photo(path, context=dict(record.hand.get("context", {})))
@@ -92,7 +90,7 @@ def test_a_held_out_render_whose_winning_tile_the_detector_did_not_flag_reads_ex
     assert same_hand(result.hand, record.hand)
     assert any("turned a quarter" in warning for warning in result.warnings)
     assert result.layout.winning_index == detected[winning]
-    as_detected = pipeline.read_tiles(image)
+    as_detected = pipeline.read_tiles(PhotoSource(path))
     assert not as_detected[detected[winning]].detection.rotated
 
 
