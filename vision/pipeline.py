@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from scoring.errors import InputError
+from vision.colour_cast import neutralised
 from vision.confidence import (
     ConfidenceReport,
     ScoredAlternative,
@@ -466,6 +467,9 @@ class PhotoPipeline:
         if any(d.quad is None for d in in_crop):
             angle = row_angle(in_crop)
             faces = [replace(d, quad=face_outline(d, angle)) for d in in_crop]
+        balanced = neutralised(crop_image, [d.quad for d in faces])  # a strongly coloured lamp
+        if balanced is not None:
+            crop_image = balanced
         readings = self.classifier.classify(crop_image, faces, top_k=TOP_K, second_outlines=seconds)
         timings["classify"] = time.perf_counter() - started - timings["load"] - timings["detect"]
 

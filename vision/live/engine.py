@@ -29,6 +29,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from vision.colour_cast import neutralised
 from vision.live.motion import ChangeGate, GateConfig
 from vision.live.same_table import TileSeen, same_tiles, table_tiles
 from vision.live.stability import (
@@ -213,6 +214,9 @@ class LiveEngine:
         # every tile's neighbours, so they are found before the subset (and only on frames that
         # classify anything: once the table is steady, most do not).
         seconds = second_cuts(detections) if to_classify else []
+        # Under a strongly coloured lamp the faces are read in grey balanced on their paper.
+        balanced = neutralised(image_bgr, [d.quad for d in detections if d.quad is not None])
+        image_bgr = image_bgr if balanced is None else balanced
         readings = self.classifier.classify(
             image_bgr, [detections[d] for d in to_classify], top_k=self.config.tracker.top_k,
             second_outlines=[seconds[d] for d in to_classify],
