@@ -223,8 +223,18 @@ SMALLEST_TILE_PX = 18
 _BACKGROUNDS = ((60, 110, 50), (70, 140, 60), (90, 90, 90), (120, 150, 180), (40, 40, 40), (200, 200, 200))
 
 
-def augment(image: np.ndarray, rng: np.random.Generator, size: InputSize = DEFAULT_INPUT_SIZE) -> np.ndarray:
-    """One random phone-photo-like view of a stored crop, between 1 and 2 times ``size`` (BGR uint8)."""
+#: Share of views cut along a turned window when outline turns are on (``AugmentedCrops``).
+OUTLINE_TURN_SHARE = 0.5
+
+
+def augment(image: np.ndarray, rng: np.random.Generator, size: InputSize = DEFAULT_INPUT_SIZE,
+            outline_turn_degrees: float = 0.0) -> np.ndarray:
+    """One random phone-photo-like view of a stored crop, between 1 and 2 times ``size`` (BGR uint8).
+
+    ``outline_turn_degrees``: :data:`OUTLINE_TURN_SHARE` of the views are cut along a window turned
+    up to that much about the crop's centre, as the runtime cuts a face along a detector outline
+    that came out turned against the tile (20-45 degrees on the sideways and slanted tiles of the
+    renders). 0 draws nothing more from ``rng``, so the shipped recipe's views are unchanged."""
     height, width = image.shape[:2]
     background = _BACKGROUNDS[int(rng.integers(len(_BACKGROUNDS)))]
     # Perspective + crop jitter: each corner moves independently; the box may be loose or tight.
@@ -233,6 +243,11 @@ def augment(image: np.ndarray, rng: np.random.Generator, size: InputSize = DEFAU
     jitter += rng.uniform(-0.04, 0.06) * np.array([[-width, -height], [width, -height],
                                                    [width, height], [-width, height]], np.float32)
     source = (corners + jitter).astype(np.float32)
+    if outline_turn_degrees > 0 and rng.random() < OUTLINE_TURN_SHARE:
+        turn = np.deg2rad(rng.uniform(-outline_turn_degrees, outline_turn_degrees))
+        rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]], np.float32)
+        centre = source.mean(axis=0)
+        source = ((source - centre) @ rotation.T + centre).astype(np.float32)
     if rng.random() < 0.5:  # upside down: the runtime cannot tell which way a sideways tile turns
         source = np.roll(source, 2, axis=0)
     out_h = int(rng.integers(size.height, 2 * size.height + 1))
@@ -281,8 +296,10 @@ class AugmentedCrops:
     """Draws class-balanced, augmented batches from the source samples (and procedural backs)."""
 
     def __init__(self, samples: list[Sample], seed: int, synth_share: float = SYNTH_SHARE,
-                 size: InputSize = DEFAULT_INPUT_SIZE, procedural_flower_share: float = 0.0) -> None:
+                 size: InputSize = DEFAULT_INPUT_SIZE, procedural_flower_share: float = 0.0,
+                 outline_turn_degrees: float = 0.0) -> None:
         self.samples = samples
+        self.outline_turn_degrees = outline_turn_degrees
         self.size = size
         self.rng = np.random.default_rng(seed)
         self.by_class: dict[int, list[int]] = {}
@@ -303,7 +320,7 @@ class AugmentedCrops:
         labels = self.rng.choice(self.classes, size=size)
         views = []
         for label in labels:
-            views.append(augment(self._source(int(label)), self.rng, self.size))
+            views.append(augment(self._source(int(label)), self.rng, self.size, self.outline_turn_degrees))
         return preprocess_crops(views, size=self.size), labels.astype(np.int64)
 
     def _flower_picture(self) -> np.ndarray | None:

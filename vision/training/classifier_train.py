@@ -72,6 +72,9 @@ class TrainConfig:
     # Input crop height in pixels (width is 3/4 of it); written into the label file for the runtime.
     # 64 made the first shipped model; a flower's numeral is only a few pixels high there.
     input_height: int = 64
+    # Views cut along a window turned up to this many degrees (half of them), as along a detector
+    # outline turned against its tile (``classifier_data.augment``). Off in the shipped recipe.
+    outline_turn_degrees: float = 0.0
 
     @property
     def input_size(self) -> InputSize:
@@ -144,7 +147,8 @@ def train_classifier(config: TrainConfig, log: Callable[[str], None] = print,
             log(f"rendered {config.synth_scenes} training scenes {time.time() - start:.0f}s")
     log(f"sources: {describe_sources(samples)}; input {size.height}x{size.width}")
     stream = AugmentedCrops(samples, seed=config.seed, size=size,
-                            procedural_flower_share=config.procedural_flower_share)
+                            procedural_flower_share=config.procedural_flower_share,
+                            outline_turn_degrees=config.outline_turn_degrees)
     # Channels-last: about 1.3x faster per step on the 2-core CPU (0.23 s against 0.29 s, batch 128).
     model = TileNet(len(VISION_CODES)).to(memory_format=torch.channels_last)
     optimiser = torch.optim.AdamW(
