@@ -46,7 +46,7 @@ from vision.imageio import ArraySource, PhotoSource
 from vision.layout import face_outline, layout_candidates, row_angle
 from vision.row_completion import SPARE_OVERLAP_IOU
 from vision.sideways_cut import second_cuts
-from vision.sideways_halves import joined_halves
+from vision.sideways_halves import joined_halves, read_with_winning_tile_joined
 from vision.split_tiles import join_split_tiles
 from vision.stray_flowers import ReadFlowers, maybe_flowers, read_with_stray_flowers
 from vision.surplus_tile import without_one_weak_tile
@@ -525,7 +525,8 @@ class PhotoPipeline:
         hand, two tiles side by side that are one face's halves (``vision.sideways_halves``) are
         joined, or one tile too many is left out (``vision.surplus_tile``): :func:`_read_count_mended`;
         each try is a whole reading of the hand, so not for hands that fail otherwise. A hand that
-        reads with no winning tile shown may hold such halves too (:func:`_winning_tile_joined`). A hand that
+        reads with no winning tile shown may hold such halves too
+        (``vision.sideways_halves.read_with_winning_tile_joined``). A hand that
         reads is read once more when the flower model (``read_flowers``) is sure that tiles it left
         out beside it are flowers (``vision.stray_flowers``)."""
         def read(tiles: list[TileReading]) -> PhotoResult:
@@ -537,32 +538,10 @@ class PhotoPipeline:
         except TileCountError as error:
             result = _read_count_mended(readings, classify, read, error)
         else:
-            result = _winning_tile_joined(result, readings, classify, read)
+            result = read_with_winning_tile_joined(result, readings, classify, read)
         if read_flowers is None:
             return result
         return read_with_stray_flowers(result, read_flowers, read)
-
-
-def _winning_tile_joined(result: PhotoResult, readings: list[TileReading], classify: Classify,
-                         read: Callable[[list[TileReading]], PhotoResult]) -> PhotoResult:
-    """``result``, or when it shows no winning tile, the first reading with two halves of one face
-    joined (``vision.sideways_halves``, a weak detection allowed as a half) whose joined tile is
-    the winning tile and that needs no unseen tile."""
-    if result.layout is None or result.layout.winning_index is not None:
-        return result
-    for joined in joined_halves(readings, classify, spares=True):
-        try:
-            candidate = read(joined)
-        except InputError:
-            continue
-        winning = candidate.layout.winning_index if candidate.layout is not None else None
-        shown = winning is not None and candidate.readings[winning].detection is joined[-1].detection
-        if shown and candidate.decoded is not None and candidate.decoded.unseen is None:
-            candidate.warnings.append(f"two tiles side by side were read as one {joined[-1].code} lying "
-                                      "sideways, the winning tile (the detector found its face as two "
-                                      "halves)")
-            return candidate
-    return result
 
 
 def _read_count_mended(readings: list[TileReading], classify: Classify,

@@ -23,8 +23,12 @@ held-out renders, 61.3 -> 62.0% of the 150, none lost there, from above or on 10
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
+from scoring.errors import InputError
 from vision.geometry import face_frame, merged_detection
 from vision.split_tiles import ACROSS_GAP, ACROSS_OVERLAP, across_gap, seen_alike
 from vision.turned_faces import Classify, turned_a_quarter
@@ -79,3 +83,28 @@ def joined_halves(readings: list[TileReading], classify: Classify, spares: bool 
         rest = [reading for k, reading in enumerate(readings) if k not in (i, j)]
         out.append([*rest, best])
     return out
+
+
+#: The warning when the winning tile is a join of two halves.
+JOINED_WINNING_WARNING = ("two tiles side by side were read as one {code} lying sideways, the winning tile "
+                          "(the detector found its face as two halves)")
+
+
+def read_with_winning_tile_joined(result: Any, readings: list[TileReading], classify: Classify,
+                                  read: Callable[[list[TileReading]], Any]) -> Any:
+    """``result`` (a ``PhotoResult`` of ``readings``), or when it shows no winning tile, the first
+    reading with two halves of one face joined (:func:`joined_halves`, a weak detection allowed as a
+    half) whose joined tile is the winning tile and that needs no unseen tile."""
+    if result.layout is None or result.layout.winning_index is not None:
+        return result
+    for joined in joined_halves(readings, classify, spares=True):
+        try:
+            candidate = read(joined)
+        except InputError:
+            continue
+        winning = candidate.layout.winning_index if candidate.layout is not None else None
+        shown = winning is not None and candidate.readings[winning].detection is joined[-1].detection
+        if shown and candidate.decoded is not None and candidate.decoded.unseen is None:
+            candidate.warnings.append(JOINED_WINNING_WARNING.format(code=joined[-1].code))
+            return candidate
+    return result

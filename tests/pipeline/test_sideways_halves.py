@@ -12,6 +12,7 @@ from heldout_renders import read_held_out_render
 
 from scoring.errors import InputError
 from vision.evaluation.hands import same_hand
+from vision.live.reading import PipelineHandReader
 from vision.pipeline import PhotoPipeline, read_readings
 from vision.sideways_halves import half_pairs, joined_halves
 from vision.synth.scene import SceneConfig, render_scene
@@ -197,3 +198,11 @@ def test_held_out_renders_whose_winning_4p_in_front_of_a_standing_row_was_read_2
     result, record = read_held_out_render(seed, tmp_path)
     assert same_hand(result.hand, record.hand)
     assert any("lying sideways, the winning tile" in warning for warning in result.warnings)
+
+
+def test_the_live_reader_joins_the_halves_of_a_winning_tile_as_the_photo_does():
+    readings, classify = _winning_4s_in_halves_read_1s(spare_half=True)
+    outcome = PipelineHandReader()(readings, classify)
+    assert outcome.complete
+    assert outcome.document["hand"]["winning_tile"] == "4s"
+    assert any("lying sideways, the winning tile" in warning for warning in outcome.result.warnings)

@@ -13,6 +13,7 @@ from typing import Any
 
 from scoring.errors import InputError
 from vision.live.engine import HandOutcome
+from vision.sideways_halves import read_with_winning_tile_joined
 from vision.stray_flowers import ReadFlowers, read_with_stray_flowers
 from vision.turned_faces import Classify, read_with_turned_face
 from vision.types import TileReading
@@ -53,7 +54,8 @@ class PipelineHandReader:
                  read_flowers: ReadFlowers | None = None) -> HandOutcome:
         """``classify`` and ``read_flowers`` read detections on the frame the readings come from: with
         them, as ``taicam photo`` does, a sideways winning tile the detector did not flag is found by
-        its turned face, and flowers the layout left out by the flower model."""
+        its turned face or by joining two halves of its face, and flowers the layout left out by
+        the flower model."""
         from vision.pipeline import PhotoResult, read_readings
 
         def read(tiles: list[TileReading]) -> PhotoResult:
@@ -66,6 +68,8 @@ class PipelineHandReader:
             result = read(readings) if classify is None else read_with_turned_face(readings, classify, read)
         except InputError as error:
             return HandOutcome(complete=False, document={}, signature="", reason=str(error))
+        if classify is not None:
+            result = read_with_winning_tile_joined(result, readings, classify, read)
         if read_flowers is not None:
             result = read_with_stray_flowers(result, read_flowers, read)
         document = result.to_json()
