@@ -8,11 +8,6 @@ temperature, recipe). Fixed seed; the shipped model took 35 minutes with ``--thr
 ``--flower-model`` trains the flower model instead (``models/flowers.onnx`` and its labels; see
 ``vision.models.flowers``): the same network with a third of its flower draws procedural, under
 their own number and name, and every real crop set; 33 minutes with ``--threads 2``.
-
-``--flower-text`` trains the flower-text model instead (``models/flower_text.onnx`` and its labels;
-see ``vision.models.flower_text``): the eight flowers from the top strip of a face, its printed
-number and name; ``--steps``, ``--seed`` and ``--input-height`` (the strip's) apply (its defaults in
-``vision.training.flower_text.FlowerTextConfig``).
 """
 
 from __future__ import annotations
@@ -65,14 +60,9 @@ def main(argv: list[str]) -> int:
                              f"({', '.join(defaults.exclude_crop_sets)})")
     parser.add_argument("--no-table-photos", action="store_true",
                         help="train without our table-photo labels (the first, pre-annotation model)")
-    parser.add_argument("--flower-text", action="store_true",
-                        help="train the flower-text model (models/flower_text.onnx): the flowers from the "
-                             "top strip of the face")
     parser.add_argument("--calibrate-only", action="store_true",
                         help="no training: refit the temperature of the model in --out, rewrite its labels")
     args = parser.parse_args(argv)
-    if args.flower_text:
-        return train_text(args, argv)
     stem = "flowers" if args.flower_model else "classifier"
     if args.calibrate_only:
         return recalibrate(args.out, stem)
@@ -101,35 +91,6 @@ def main(argv: list[str]) -> int:
     write_labels(args.out / f"{stem}.labels.json", result.temperature, config,
                  {"training": {"seconds": round(result.seconds), "sources": result.sources,
                                "calibration_crops": result.calibration_size}})
-    print(f"wrote {onnx_path} ({onnx_path.stat().st_size / 1e6:.1f} MB) in {result.seconds / 60:.1f} min")
-    return 0
-
-
-def train_text(args: argparse.Namespace, argv: list[str]) -> int:
-    """``--flower-text``: train, export and check the flower-text model."""
-    from dataclasses import replace
-
-    from vision.models.flower_text import FLOWER_TEXT_MODEL_NAME
-    from vision.training.flower_text import FlowerTextConfig, train_flower_text, write_flower_text_labels
-
-    config = FlowerTextConfig(threads=args.threads)
-    if "--steps" in argv:
-        config = replace(config, steps=args.steps)
-    if "--seed" in argv:
-        config = replace(config, seed=args.seed)
-    if "--input-height" in argv:
-        config = replace(config, strip_height=args.input_height)
-    result = train_flower_text(config, log=lambda line: print(line, flush=True))
-    onnx_path = args.out / FLOWER_TEXT_MODEL_NAME
-    export_onnx(result.model, onnx_path, config.input_size)
-    images, _ = calibration_samples()
-    difference = verify_onnx(result.model, onnx_path, images[:64], config.input_size)
-    print(f"onnxruntime vs torch: max |logit difference| {difference:.2e}", flush=True)
-    if difference > 1e-3:
-        print("error: the ONNX export does not match the torch model", file=sys.stderr)
-        return 1
-    write_flower_text_labels(onnx_path.with_suffix("").with_suffix(".labels.json"), config, result.seconds,
-                             result.samples)
     print(f"wrote {onnx_path} ({onnx_path.stat().st_size / 1e6:.1f} MB) in {result.seconds / 60:.1f} min")
     return 0
 

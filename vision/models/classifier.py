@@ -39,7 +39,6 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -49,9 +48,6 @@ from scoring.tiles import VISION_CODES
 from vision.models import create_session, models_dir, resolve_model_path
 from vision.models.flowers import FLOWER_MODEL_NAME, flower_columns, gated_rows, split_flower_mass
 from vision.outline_views import Quad
-
-if TYPE_CHECKING:
-    from vision.models.flower_text import FlowerTextReader
 from vision.types import Detection, TileReading
 
 DEFAULT_MODEL_NAME = "classifier.onnx"
@@ -169,12 +165,9 @@ class TileClassifier:
     """
 
     def __init__(self, model_path: Path | None = None, threads: int | None = None,
-                 turned_view: bool = True, flower_model: Path | bool = True,
-                 flower_text: bool = True) -> None:
+                 turned_view: bool = True, flower_model: Path | bool = True) -> None:
         """``flower_model``: True reads flowers with ``flowers.onnx`` of the models folder when it is
-        there, False never, a path with that model (which must exist). ``flower_text``: with a flower
-        model, also read the flowers' printed number and name with ``flower_text.onnx`` beside it,
-        when it is there (``vision.models.flower_text``)."""
+        there, False never, a path with that model (which must exist)."""
         self.model_path = resolve_model_path(model_path, DEFAULT_MODEL_NAME)
         self.turned_view = turned_view
         self.labels, self.temperature, self.input_size = _read_labels(labels_path_for(self.model_path))
@@ -195,7 +188,6 @@ class TileClassifier:
             self._flower_columns = flower_columns(self.labels, str(self.model_path))
             self._flower_model_columns = flower_columns(self.flower_model.labels,
                                                         str(self.flower_model.model_path))
-        self.flower_text = _flower_text_model(self.flower_model, threads) if flower_text else None
 
     @classmethod
     def default(cls) -> TileClassifier:
@@ -239,10 +231,6 @@ class TileClassifier:
         ends = np.cumsum([len(cuts[row]) for row in rows])
         means = np.stack([part.mean(axis=0) for part in np.split(logits, ends[:-1])])
         flower_probabilities = softmax(means / self.flower_model.temperature)
-        if self.flower_text is not None:
-            text = self.flower_text.probabilities([crop for row in rows for crop in cuts[row]])
-            text = np.stack([part.mean(axis=0) for part in np.split(text, ends[:-1])])
-            flower_probabilities[:, self._flower_model_columns] *= text
         return split_flower_mass(probabilities, self._flower_columns, rows, flower_probabilities,
                                  self._flower_model_columns)
 
@@ -285,13 +273,8 @@ class TileClassifier:
             return None
         model = self.flower_model
         crops = [crop_detection(image_bgr, detection, model.input_size) for detection in detections]
-        flowers = softmax(model.logits(crops) / model.temperature)[:, self._flower_model_columns]
-        if self.flower_text is None or not crops:
-            return flowers
-        # Which flower as both models say; how much of a flower, as the flower model says.
-        which = flowers * self.flower_text.probabilities(crops)
-        which /= np.maximum(which.sum(axis=1, keepdims=True), 1e-30)
-        return which * flowers.sum(axis=1, keepdims=True)
+        probabilities = softmax(model.logits(crops) / model.temperature)
+        return probabilities[:, self._flower_model_columns]
 
     def _top_k(self, row: np.ndarray, top_k: int) -> tuple[tuple[str, float], ...]:
         order = np.argsort(-row)[: max(1, top_k)]
@@ -306,16 +289,6 @@ def _flower_model(choice: Path | bool, threads: int | None, turned_view: bool) -
     if choice is True and not path.is_file():
         return None
     return TileClassifier(path, threads, turned_view, flower_model=False)
-
-
-def _flower_text_model(flower_model: TileClassifier | None, threads: int | None) -> FlowerTextReader | None:
-    """The flower-text reader beside the flower model (``flower_text.onnx``), or None."""
-    if flower_model is None:
-        return None
-    from vision.models.flower_text import FLOWER_TEXT_MODEL_NAME, FlowerTextReader
-
-    path = flower_model.model_path.parent / FLOWER_TEXT_MODEL_NAME
-    return FlowerTextReader(path, threads) if path.is_file() else None
 
 
 def _top_margin(logits: np.ndarray) -> np.ndarray:
