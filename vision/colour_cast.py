@@ -21,6 +21,8 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
+from vision.outline_views import Quad
+
 #: (max - min) / max of the faces' paper colour from which the photo is read in balanced grey.
 STRONG_CAST = 0.6
 #: The paper's pixels: the brightest share of a face's pixels (the rest is ink and picture).
@@ -32,8 +34,6 @@ _SAMPLE = (12, 16)
 #: ...and at most this many faces, spread over the photo's tiles (a median needs no more; the live
 #: mode asks on every frame it processes).
 MAX_FACES = 12
-
-Quad = Sequence[Sequence[float]]
 
 
 def paper_colour(image_bgr: np.ndarray, faces: Sequence[Quad]) -> np.ndarray | None:

@@ -46,7 +46,7 @@ from vision.imageio import ArraySource, PhotoSource
 from vision.layout import face_outline, layout_candidates, row_angle
 from vision.row_completion import SPARE_OVERLAP_IOU
 from vision.sideways_cut import second_cuts
-from vision.sideways_halves import joined_halves, read_with_winning_tile_joined
+from vision.sideways_halves import JOINED_WARNING, joined_halves, read_with_winning_tile_joined
 from vision.split_tiles import join_split_tiles
 from vision.stray_flowers import ReadFlowers, maybe_flowers, read_with_stray_flowers
 from vision.surplus_tile import without_one_weak_tile
@@ -556,8 +556,7 @@ def _read_count_mended(readings: list[TileReading], classify: Classify,
             result = read(joined)
         except InputError:
             continue
-        result.warnings.append(f"two tiles side by side were read as one {joined[-1].code} (the detector "
-                               "found its face as two halves)")
+        result.warnings.append(JOINED_WARNING.format(code=joined[-1].code, what=""))
         return result
     if failure.surplus == 1:
         for index, rest in without_one_weak_tile(readings):

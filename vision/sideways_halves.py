@@ -85,9 +85,9 @@ def joined_halves(readings: list[TileReading], classify: Classify, spares: bool 
     return out
 
 
-#: The warning when the winning tile is a join of two halves.
-JOINED_WINNING_WARNING = ("two tiles side by side were read as one {code} lying sideways, the winning tile "
-                          "(the detector found its face as two halves)")
+#: The warning for a join; ``{what}`` says more of the joined tile (or is empty).
+JOINED_WARNING = ("two tiles side by side were read as one {code}{what} (the detector found its face as "
+                  "two halves)")
 
 
 def read_with_winning_tile_joined(result: Any, readings: list[TileReading], classify: Classify,
@@ -105,6 +105,7 @@ def read_with_winning_tile_joined(result: Any, readings: list[TileReading], clas
         winning = candidate.layout.winning_index if candidate.layout is not None else None
         shown = winning is not None and candidate.readings[winning].detection is joined[-1].detection
         if shown and candidate.decoded is not None and candidate.decoded.unseen is None:
-            candidate.warnings.append(JOINED_WINNING_WARNING.format(code=joined[-1].code))
+            candidate.warnings.append(JOINED_WARNING.format(code=joined[-1].code,
+                                                            what=" lying sideways, the winning tile"))
             return candidate
     return result
