@@ -526,9 +526,9 @@ class PhotoPipeline:
         joined, or one tile too many is left out (``vision.surplus_tile``): :func:`_read_count_mended`;
         each try is a whole reading of the hand, so not for hands that fail otherwise. A hand that
         reads with no winning tile shown may hold such halves too
-        (``vision.sideways_halves.read_with_winning_tile_joined``). A hand that
-        reads is read once more when the flower model (``read_flowers``) is sure that tiles it left
-        out beside it are flowers (``vision.stray_flowers``)."""
+        (``vision.sideways_halves.read_with_winning_tile_joined``). A hand that reads is read once
+        more when the flower model (``read_flowers``) is sure that tiles it left out beside it are
+        flowers (``vision.stray_flowers``)."""
         def read(tiles: list[TileReading]) -> PhotoResult:
             return read_readings(tiles, image=image, rules=rules, table=table, context=context,
                                  infer_unseen=True, optional=self.faint_tiles(tiles))

@@ -6,11 +6,12 @@ face. On the 350 held-out renders (seeds 900000- and 910000-, shipped detector) 
 lying sideways were found so (900086, 900121, 910001, 910127), and a sideways 4p in a set as two
 4z. Two halves look like two narrow upright tiles, so geometry alone cannot tell them from two
 real tiles; the classifier can: the two halves of one face read alike, and their joined outline
-reads sure as one tile. Such a join is only tried when the tile count makes no hand as detected
-(``vision.unseen.TileCountError``), and kept only when the hand then reads (``PhotoPipeline``),
-the surest join first. Each try reads the whole hand again: the slowest of the 200 photos (900140,
-which reads neither way) took 8.0 s to fail with four joins tried after any failure, 4.7 s with
-two, and 1.7 s as before with two after a count failure only, for the same hands gained.
+reads sure as one tile. Such a join is tried when the tile count makes no hand as detected
+(``vision.unseen.TileCountError``; or, below, when the hand shows no winning tile), and kept only
+when the hand then reads (``PhotoPipeline``), the surest join first. Each try reads the whole
+hand again: the slowest of the 200 photos (900140, which reads neither way) took 8.0 s to fail
+with four joins tried after any failure, 4.7 s with two, and 1.7 s as before with two after a
+count failure only, for the same hands gained.
 
 The halves can also fit the count: a winning 4p lying flat in front of a standing row found as
 two halves (one a weak detection, ``spares=True``), or as two upright tiles each read 2p, one of
@@ -38,6 +39,9 @@ from vision.types import TileReading
 JOINED_SURE = 0.85
 #: At most this many joins are tried, the surest first.
 MAX_JOINS = 2
+#: The warning for a join; ``{what}`` says more of the joined tile (or is empty).
+JOINED_WARNING = ("two tiles side by side were read as one {code}{what} (the detector found its face as "
+                  "two halves)")
 
 
 def half_pairs(readings: list[TileReading], spares: bool = False) -> list[tuple[int, int]]:
@@ -84,10 +88,6 @@ def joined_halves(readings: list[TileReading], classify: Classify, spares: bool 
         out.append([*rest, best])
     return out
 
-
-#: The warning for a join; ``{what}`` says more of the joined tile (or is empty).
-JOINED_WARNING = ("two tiles side by side were read as one {code}{what} (the detector found its face as "
-                  "two halves)")
 
 
 def read_with_winning_tile_joined(result: Any, readings: list[TileReading], classify: Classify,
