@@ -552,19 +552,16 @@ def _winning_tile(concealed: list[_Tile], frame: _Frame, others: list[list[_Tile
         warnings.append(f"{len(sideways)} sideways tiles in the concealed row; the last one is taken as "
                         "the winning tile")
         return sideways[-1], None
-    lying = []
+    lying = _lying_beside(frame, others)
+    if lying is not None:
+        return lying[0], lying
     apart = []
     for run in others:
-        if len(run) != 1 or not run[0].plain:
+        if len(run) != 1 or not run[0].plain or run[0].rotated:
             continue
         beyond, across = frame.position(run[0])
-        if run[0].rotated and beyond <= 1.0 and across <= 2.5:
-            lying.append((across, run))
-        elif not run[0].rotated and across <= 0.5 and 0.0 < beyond <= 3.0:
+        if across <= 0.5 and 0.0 < beyond <= 3.0:
             apart.append((beyond, run))
-    if lying:
-        run = min(lying, key=lambda item: item[0])[1]
-        return run[0], run
     if apart:
         if len(apart) > 1:
             warnings.append("tiles are set apart at both ends of the concealed row; the nearer one is taken "
@@ -584,6 +581,18 @@ def _winning_tile(concealed: list[_Tile], frame: _Frame, others: list[list[_Tile
     warnings.append("the photo does not show which tile won (no sideways tile, none set apart); "
                     "every possible winning tile is considered")
     return None, None
+
+
+def _lying_beside(frame: _Frame, others: list[list[_Tile]]) -> list[_Tile] | None:
+    """The lone sideways tile lying closest beside the concealed row (within its length and 2.5
+    tile heights of it), as its run: the winning tile pushed out in front; None if there is none."""
+    lying = []
+    for run in others:
+        if len(run) == 1 and run[0].plain and run[0].rotated:
+            beyond, across = frame.position(run[0])
+            if beyond <= 1.0 and across <= 2.5:
+                lying.append((across, run))
+    return min(lying, key=lambda item: item[0])[1] if lying else None
 
 
 def _lone_back(run: list[_Tile]) -> int | None:
@@ -844,12 +853,22 @@ def _layout_for(readings: list[TileReading], runs: list[list[_Tile]], row: list[
         raise InputError(f"the photo seems to show two hands (rows of {_plain(concealed)} and "
                          f"{_plain(long_runs[0])} standing tiles); photograph one hand at a time")
     winning, source = _winning_tile(concealed, frame, near, warnings)
+    standing = sum(1 for t in concealed if not t.flower or t.flower_p < SURE_FLOWER)
+    if source is None and winning is not None and winning.rotated:
+        rival = _lying_beside(frame, near)
+        groups, _ = _exposed_groups([r for r in near if r is not rival])
+        if rival is not None and standing + 1 == 17 - 3 * sum(_sets_of(g) for g in groups):
+            # The row's sideways tile makes the hand a tile short; with the tile lying beside the row
+            # as the winning tile it is whole: the row's tile stands, its sideways flag was wrong.
+            warnings.append("a tile lying beside the concealed row was taken as the winning tile, not the "
+                            "row's sideways tile (the tile count fits only so)")
+            winning, source = rival[0], rival
     if source is not None:
         near = [r for r in near if r is not source]
     groups, stray = _exposed_groups(near)
     by_index = {t.index: t for run in runs for t in run}
     lying = int(source is not None)
-    standing = sum(1 for t in concealed if not t.flower or t.flower_p < SURE_FLOWER) + lying
+    standing += lying
     groups, dropped = _fit_count(groups, standing, by_index, frame)
     if complete_kongs:
         groups, stray = _partial_kong(groups, stray, near, standing, warnings)

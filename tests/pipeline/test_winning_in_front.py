@@ -11,6 +11,7 @@ import pytest
 from scoring.errors import InputError
 from vision.dataset.manifest import read_manifest
 from vision.evaluation.hands import match_labels, oracle_readings, same_hand
+from vision.layout import layout_tiles
 from vision.pipeline import read_readings
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples" / "manifest.jsonl"
@@ -41,3 +42,25 @@ def test_without_inferring_unseen_tiles_nothing_is_retried():
     record, readings, _ = _readings_with_the_turn_missed("hand-four-sets.jpg")
     with pytest.raises(InputError, match="not a winning hand|missing"):
         read_readings(readings, context=record.hand["context"])
+
+
+@pytest.mark.parametrize("name", ["hand-standing-row.jpg", "hand-four-sets.jpg"])
+def test_a_tile_of_the_row_wrongly_flagged_sideways_does_not_take_the_win(name):
+    """The detector flags a standing tile sideways (half hidden behind the winning tile, its outline
+    comes out turned): taking it for the winning tile leaves the hand a tile short, so the tile lying
+    beside the row is the winning tile and the flagged one stands."""
+    record = next(r for r in read_manifest(SAMPLES) if r.image == name)
+    readings = oracle_readings(record)
+    matches = match_labels([tuple(t.box) for t in record.tiles], [r.detection.box for r in readings])
+    winning = matches[next(i for i, t in enumerate(record.tiles) if t.role == "winning")]
+    standing = matches[next(i for i, t in enumerate(record.tiles) if t.role == "concealed")]
+    flagged = dataclasses.replace(readings[standing].detection, rotated=True)
+    readings[standing] = dataclasses.replace(readings[standing], detection=flagged)
+
+    layout = layout_tiles(readings)
+    assert layout.winning_index == winning
+    assert standing in layout.groups[0].tile_indices
+    assert any("the tile count fits only so" in warning for warning in layout.warnings)
+    result = read_readings(readings, context=record.hand["context"], infer_unseen=True)
+    assert result.decoded.unseen is None
+    assert same_hand(result.hand, record.hand)
