@@ -523,7 +523,7 @@ class PhotoPipeline:
         """The hand as the detector saw the tiles, or with a sideways tile it missed found by its
         turned face (``vision.turned_faces.read_with_turned_face``). If the tile count makes no
         hand, two tiles side by side that are one face's halves (``vision.sideways_halves``) are
-        joined, or one tile too many is left out (``vision.surplus_tile``): :func:`_read_count_mended`;
+        joined, or one tile too many is left out (``vision.surplus_tile``): :func:`read_count_mended`;
         each try is a whole reading of the hand, so not for hands that fail otherwise. A hand that
         reads with no winning tile shown may hold such halves too
         (``vision.sideways_halves.read_with_winning_tile_joined``). A hand that reads is read once
@@ -536,7 +536,7 @@ class PhotoPipeline:
         try:
             result = read_with_turned_face(readings, classify, read)
         except TileCountError as error:
-            result = _read_count_mended(readings, classify, read, error)
+            result = read_count_mended(readings, classify, read, error)
         else:
             result = read_with_winning_tile_joined(result, readings, classify, read)
         if read_flowers is None:
@@ -544,13 +544,13 @@ class PhotoPipeline:
         return read_with_stray_flowers(result, read_flowers, read)
 
 
-def _read_count_mended(readings: list[TileReading], classify: Classify,
-                       read: Callable[[list[TileReading]], PhotoResult],
-                       failure: TileCountError) -> PhotoResult:
+def read_count_mended(readings: list[TileReading], classify: Classify,
+                      read: Callable[[list[TileReading]], PhotoResult],
+                      failure: TileCountError) -> PhotoResult:
     """A hand whose tile count failed, read again: the first join of two halves of one face
     (``vision.sideways_halves``) that reads; then, with one standing tile too many, the first reading
     without one of the row's weakest detections that makes a whole hand (``vision.surplus_tile``).
-    Else the tile count's ``failure``."""
+    Else the tile count's ``failure``. The photo and the live mode both mend a count so."""
     for joined in joined_halves(readings, classify):
         try:
             result = read(joined)

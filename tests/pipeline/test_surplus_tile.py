@@ -9,6 +9,7 @@ from hand_scenes import SceneTile, lay_out
 from heldout_renders import read_held_out_render
 
 from vision.evaluation.hands import same_hand
+from vision.live.reading import PipelineHandReader
 from vision.pipeline import PhotoPipeline, read_readings
 from vision.surplus_tile import WEAKEST, without_one_weak_tile
 from vision.types import Detection, TileReading
@@ -76,3 +77,13 @@ def test_a_held_out_render_with_a_tile_lying_against_its_row_reads_exactly(tmp_p
     result, record = read_held_out_render(seed, tmp_path)
     assert same_hand(result.hand, record.hand)
     assert any("one tile too many" in warning for warning in result.warnings)
+
+
+def test_the_live_reader_leaves_a_tile_too_many_out_as_the_photo_does():
+    """A hand scores the same on a photo and on the camera: the live reader mends the count too."""
+    readings = _row_with_a_discard_against_it(0.5)
+    outcome = PipelineHandReader()(readings, _unsure)
+    assert outcome.complete
+    assert sorted(outcome.document["hand"]["concealed"]) == sorted([*CONCEALED, "9p"])
+    assert outcome.document == _read(readings).to_json() | {"image": outcome.document["image"]}
+    assert not PipelineHandReader()(readings).complete  # without a classifier nothing is read again
