@@ -28,8 +28,10 @@ from vision.types import Detection, TileReading
 
 #: A face read turned must be at least this sure of its top code...
 TURNED_SURE = 0.85
-#: ...and this much surer than it was read as cut (probabilities of the top codes).
+#: ...and this much surer than it was read as cut (probabilities of the top codes), or its odds
+#: this many times the cut's (a classifier that reads a face lying on its side fairly sure upright).
 TURNED_GAIN = 0.3
+TURNED_ODDS_GAIN = 20.0
 
 Classify = Callable[[list[Detection]], list[TileReading]]
 
@@ -58,8 +60,14 @@ def unflagged_sideways(readings: list[TileReading], classify: Classify) -> tuple
     turned = classify([turned_a_quarter(readings[i].detection) for i in row])
     surer = [(i, reading) for i, reading in zip(row, turned, strict=True)
              if reading.candidates[0][1] >= TURNED_SURE
-             and reading.candidates[0][1] - readings[i].candidates[0][1] >= TURNED_GAIN]
+             and _reads_surer(reading.candidates[0][1], readings[i].candidates[0][1])]
     return surer[0] if len(surer) == 1 else None
+
+
+def _reads_surer(turned: float, cut: float) -> bool:
+    """Whether a top-code probability read turned is clearly above the one read as cut."""
+    odds = turned / max(1.0 - turned, 1e-9), cut / max(1.0 - cut, 1e-9)
+    return turned - cut >= TURNED_GAIN or odds[0] >= TURNED_ODDS_GAIN * odds[1]
 
 
 def with_sideways_found(readings: list[TileReading], classify: Classify

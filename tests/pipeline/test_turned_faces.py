@@ -19,18 +19,18 @@ CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
 MELDS = [("pung", ["5z", "5z", "5z"], False), ("kong", ["9p"] * 4, True)]
 
 
-def _scene_with_an_unflagged_winning_tile(*unsure: int):
+def _scene_with_an_unflagged_winning_tile(*unsure: int, cut: float = 0.3):
     """The winning tile stands in the row, as the detector reports a sideways tile it missed, and
-    the classifier reads its upright cut unsure (0.3), as it does the tiles at ``unsure``."""
+    the classifier reads its upright cut unsure (``cut``), as it does the tiles at ``unsure``."""
     scene = lay_out(CONCEALED, MELDS, [], "3m", winning_style="none")
-    misread = {k: ("1s", 0.3) for k in (scene.winning_position, *unsure)}
+    misread = {k: ("1s", cut) for k in (scene.winning_position, *unsure)}
     readings = scene.readings(angle_degrees=25, misread=misread)
     return scene, readings
 
 
-def _reads_surer_turned(*tiles: Detection):
-    """A classifier stand-in: faces of ``tiles`` read 0.97 turned a quarter; any other turned face
-    reads 0.5 (an upright face turned is no clearer)."""
+def _reads_surer_turned(*tiles: Detection, turned: float = 0.97):
+    """A classifier stand-in: faces of ``tiles`` read ``turned`` turned a quarter; any other turned
+    face reads 0.5 (an upright face turned is no clearer)."""
     centres = [np.mean(tile.quad, axis=0) for tile in tiles]
     calls = []
 
@@ -39,7 +39,7 @@ def _reads_surer_turned(*tiles: Detection):
         out = []
         for detection in detections:
             sure = any(np.allclose(np.mean(detection.quad, axis=0), c) for c in centres)
-            candidates = (("3m", 0.97), ("1s", 0.03)) if sure else (("7p", 0.5), ("1s", 0.5))
+            candidates = (("3m", turned), ("1s", 1.0 - turned)) if sure else (("7p", 0.5), ("1s", 0.5))
             out.append(TileReading(detection, candidates))
         return out
 
@@ -54,6 +54,18 @@ def test_the_one_face_that_reads_surer_turned_is_the_sideways_winning_tile():
     assert index == scene.winning_position
     assert found[index].detection.rotated and found[index].code == "3m"
     assert layout_tiles(found).winning_index == scene.winning_position
+
+
+@pytest.mark.parametrize(("cut", "turned", "found"),
+                         [(0.9, 0.999, True), (0.9, 0.95, False), (0.6, 0.92, True)])
+def test_a_face_read_fairly_sure_upright_is_found_when_its_turned_odds_are_far_higher(cut, turned, found):
+    """A classifier trained on faces cut along turned windows reads a face lying on its side fairly
+    sure upright (render 910004: a 4p at 0.92 as cut, 0.999 turned): 0.3 more probability cannot
+    be asked of it, twenty times the odds can."""
+    scene, readings = _scene_with_an_unflagged_winning_tile(cut=cut)
+    classify, _ = _reads_surer_turned(readings[scene.winning_position].detection, turned=turned)
+    _, index = with_sideways_found(readings, classify)
+    assert (index == scene.winning_position) if found else index is None
 
 
 def test_two_faces_that_read_surer_turned_name_no_winning_tile():
