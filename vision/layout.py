@@ -468,7 +468,9 @@ def _near_end(run: list[_Tile], row: list[_Tile], frame: _Frame, reach: float = 
 
 
 def _row_like(run: list[_Tile]) -> bool:
-    """A run that can be part of the hand in front of the row: a set or more, or flowers together."""
+    """A run that can be part of the hand in front of the row: a set or more, or flowers together.
+    A set with a tile read unsure as a flower counts as the set it is (:func:`_unflower`)."""
+    run = _unflower(run)
     flowers = sum(1 for t in run if t.flower)
     rest = len(run) - flowers
     return rest >= 3 or (flowers >= 2 and flowers >= rest)

@@ -331,3 +331,16 @@ def test_a_set_read_partly_as_flowers_beside_a_flower_is_still_a_set():
     roles = _roles(layout_tiles(readings), scene)
     assert roles["meld"] == [["6m", "6m", "6m"]]
     assert roles["flowers"] == [["2f"]]
+
+
+def test_a_set_whose_middle_tile_reads_unsure_as_a_flower_belongs_to_the_hand():
+    """A pung of 6m in front of the row, its middle tile read 6f at 0.45 (a render from above): two
+    set tiles and a "flower" are no group on the table, so the run is the set it shows."""
+    scene = lay_out(["1m", "2m", "3m", "5p", "6p", "7p", "2s", "3s", "4s", "6s", "7s", "8s", "9m"],
+                    [("pung", ["6m", "6m", "6m"], False)], [], "9m")
+    readings = scene.readings(angle_degrees=10, jitter=0.5)
+    _reread(readings, scene, "6m", [("6f", 0.45), ("8s", 0.3), ("6m", 0.25)], nth=1)
+    layout = layout_tiles(readings)
+    roles = _roles(layout, scene)
+    assert roles["meld"] == [["6m", "6m", "6m"]]
+    assert not layout.ignored
