@@ -520,28 +520,33 @@ class PhotoPipeline:
 
     def _read_hand(self, readings: list[TileReading], classify: Classify, *, image: str, rules: Any,
                    table: Any, context: Any, read_flowers: ReadFlowers | None = None) -> PhotoResult:
-        """The hand as the detector saw the tiles, or with a sideways tile it missed found by its
-        turned face (``vision.turned_faces.read_with_turned_face``). If the tile count makes no
-        hand, two tiles side by side that are one face's halves (``vision.sideways_halves``) are
-        joined, or one tile too many is left out (``vision.surplus_tile``): :func:`read_count_mended`;
-        each try is a whole reading of the hand, so not for hands that fail otherwise. A hand that
-        reads with no winning tile shown may hold such halves too
-        (``vision.sideways_halves.read_with_winning_tile_joined``). A hand that reads is read once
-        more when the flower model (``read_flowers``) is sure that tiles it left out beside it are
-        flowers (``vision.stray_flowers``)."""
+        """The hand read with the second looks (:func:`read_with_second_looks`); a hand that reads is
+        read once more when the flower model (``read_flowers``) is sure that tiles it left out beside
+        it are flowers (``vision.stray_flowers``)."""
         def read(tiles: list[TileReading]) -> PhotoResult:
             return read_readings(tiles, image=image, rules=rules, table=table, context=context,
                                  infer_unseen=True, optional=self.faint_tiles(tiles))
 
-        try:
-            result = read_with_turned_face(readings, classify, read)
-        except TileCountError as error:
-            result = read_count_mended(readings, classify, read, error)
-        else:
-            result = read_with_winning_tile_joined(result, readings, classify, read)
+        result = read_with_second_looks(readings, classify, read)
         if read_flowers is None:
             return result
         return read_with_stray_flowers(result, read_flowers, read)
+
+
+def read_with_second_looks(readings: list[TileReading], classify: Classify,
+                           read: Callable[[list[TileReading]], PhotoResult]) -> PhotoResult:
+    """The hand as the detector saw the tiles, or with a sideways tile it missed found by its turned
+    face (``vision.turned_faces.read_with_turned_face``). If the tile count makes no hand, two tiles
+    side by side that are one face's halves (``vision.sideways_halves``) are joined, or one tile too
+    many is left out (``vision.surplus_tile``): :func:`read_count_mended`; each try is a whole
+    reading of the hand, so not for hands that fail otherwise. A hand that reads with no winning
+    tile shown may hold such halves too (``vision.sideways_halves.read_with_winning_tile_joined``).
+    The photo and the live mode (``vision.live.reading``) both read a hand so."""
+    try:
+        result = read_with_turned_face(readings, classify, read)
+    except TileCountError as error:
+        return read_count_mended(readings, classify, read, error)
+    return read_with_winning_tile_joined(result, readings, classify, read)
 
 
 def read_count_mended(readings: list[TileReading], classify: Classify,

@@ -9,33 +9,18 @@ hand scores the same on a photo and on the camera. The only live-specific part i
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from typing import Any
 
 from scoring.errors import InputError
 from vision.live.engine import HandOutcome
-from vision.sideways_halves import read_with_winning_tile_joined
 from vision.stray_flowers import ReadFlowers, read_with_stray_flowers
-from vision.turned_faces import Classify, read_with_turned_face
+from vision.turned_faces import Classify
 from vision.types import TileReading
-from vision.unseen import TileCountError
 
 
 def outcome_signature(document: dict[str, Any]) -> str:
     """Two readings a player would call the same: same hand (context included) and same score."""
     return json.dumps({"hand": document.get("hand"), "score": document.get("score")}, sort_keys=True)
-
-
-def _read_with_second_looks(readings: list[TileReading], classify: Classify,
-                            read: Callable[[list[TileReading]], Any]) -> Any:
-    """The hand as ``taicam photo`` reads it before its last looks: a sideways tile the detector did
-    not flag found by its turned face; a tile count that makes no hand mended."""
-    from vision.pipeline import read_count_mended
-
-    try:
-        return read_with_turned_face(readings, classify, read)
-    except TileCountError as failure:
-        return read_count_mended(readings, classify, read, failure)
 
 
 class PipelineHandReader:
@@ -67,11 +52,11 @@ class PipelineHandReader:
     def __call__(self, readings: list[TileReading], classify: Classify | None = None,
                  read_flowers: ReadFlowers | None = None) -> HandOutcome:
         """``classify`` and ``read_flowers`` read detections on the frame the readings come from: with
-        them, as ``taicam photo`` does, a sideways winning tile the detector did not flag is found by
-        its turned face or by joining two halves of its face, a tile count that makes no hand is
-        mended (two halves joined, one tile too many left out: ``read_count_mended``), and flowers
-        the layout left out are read by the flower model."""
-        from vision.pipeline import PhotoResult, read_readings
+        them the hand is read as ``taicam photo`` reads it (``vision.pipeline.read_with_second_looks``:
+        a sideways winning tile the detector did not flag found by its turned face or its two
+        halves joined, a tile count that makes no hand mended), and flowers the layout left out are
+        read by the flower model."""
+        from vision.pipeline import PhotoResult, read_readings, read_with_second_looks
 
         def read(tiles: list[TileReading]) -> PhotoResult:
             faint = ([i for i, r in enumerate(tiles) if r.detection.score < self.faint_below]
@@ -80,11 +65,9 @@ class PipelineHandReader:
                                  context=self.context, optional=faint)
 
         try:
-            result = read(readings) if classify is None else _read_with_second_looks(readings, classify, read)
+            result = read(readings) if classify is None else read_with_second_looks(readings, classify, read)
         except InputError as error:
             return HandOutcome(complete=False, document={}, signature="", reason=str(error))
-        if classify is not None:
-            result = read_with_winning_tile_joined(result, readings, classify, read)
         if read_flowers is not None:
             result = read_with_stray_flowers(result, read_flowers, read)
         document = result.to_json()
