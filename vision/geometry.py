@@ -71,6 +71,14 @@ def outline_iou(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> f
     return float(inter / union) if union > 0 and inter > 0 else 0.0
 
 
+def outline_containment(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> float:
+    """The share of the smaller of two convex outlines that lies inside the other (0.0 to 1.0)."""
+    first, second = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    inter, _ = cv2.intersectConvexConvex(first, second)
+    smaller = min(abs(cv2.contourArea(first)), abs(cv2.contourArea(second)))
+    return float(inter / smaller) if smaller > 0 and inter > 0 else 0.0
+
+
 def merged_outline(main: Sequence[Sequence[float]], other: Sequence[Sequence[float]]) -> np.ndarray:
     """The smallest rectangle in ``main``'s own frame (its up and across axes) that holds both outlines.
 

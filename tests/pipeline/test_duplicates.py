@@ -63,3 +63,12 @@ def test_a_tile_found_upright_and_sideways_on_one_face_is_one_tile():
     upright = _upright(0, 0, 40, 50, 0.8)
     sideways = _sideways(2, 4, 42, 52, 0.6)
     assert len(merge_duplicates([upright, sideways])) == 1
+
+
+def test_half_of_a_sideways_face_found_upright_inside_it_is_one_tile():
+    """A sideways 4p found whole and, a second time, as one upright half read 2p (render 910123):
+    the half lies across the whole with its centre off it, as a tile laid in front would, but it
+    lies almost wholly inside the sideways outline, so it is part of that face."""
+    whole = _sideways(0, 0, 80, 50, 0.65)
+    half = _upright(42, 2, 78, 48, 0.59)  # all of it inside the whole; centre 0.5 face widths off
+    assert merge_duplicates([whole, half]) == [whole]
