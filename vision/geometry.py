@@ -63,20 +63,25 @@ def face_frame(quad: Sequence[Sequence[float]]) -> FaceFrame:
     return FaceFrame(across / max(width, 1e-9), up / max(height, 1e-9), width, height, q.mean(axis=0))
 
 
-def outline_iou(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> float:
-    """Intersection over union of two convex outlines (4 corners each, either winding)."""
+def _convex_overlap(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> tuple[float, float, float]:
+    """The area two convex outlines share, and each one's area."""
     first, second = np.asarray(a, np.float32), np.asarray(b, np.float32)
     inter, _ = cv2.intersectConvexConvex(first, second)
-    union = abs(cv2.contourArea(first)) + abs(cv2.contourArea(second)) - inter
-    return float(inter / union) if union > 0 and inter > 0 else 0.0
+    return float(inter), abs(cv2.contourArea(first)), abs(cv2.contourArea(second))
+
+
+def outline_iou(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> float:
+    """Intersection over union of two convex outlines (4 corners each, either winding)."""
+    inter, first, second = _convex_overlap(a, b)
+    union = first + second - inter
+    return inter / union if union > 0 and inter > 0 else 0.0
 
 
 def outline_containment(a: Sequence[Sequence[float]], b: Sequence[Sequence[float]]) -> float:
     """The share of the smaller of two convex outlines that lies inside the other (0.0 to 1.0)."""
-    first, second = np.asarray(a, np.float32), np.asarray(b, np.float32)
-    inter, _ = cv2.intersectConvexConvex(first, second)
-    smaller = min(abs(cv2.contourArea(first)), abs(cv2.contourArea(second)))
-    return float(inter / smaller) if smaller > 0 and inter > 0 else 0.0
+    inter, first, second = _convex_overlap(a, b)
+    smaller = min(first, second)
+    return inter / smaller if smaller > 0 and inter > 0 else 0.0
 
 
 def merged_outline(main: Sequence[Sequence[float]], other: Sequence[Sequence[float]]) -> np.ndarray:
