@@ -856,10 +856,10 @@ def _layout_for(readings: list[TileReading], runs: list[list[_Tile]], row: list[
                          f"{_plain(long_runs[0])} standing tiles); photograph one hand at a time")
     winning, source = _winning_tile(concealed, frame, near, warnings)
     standing = sum(1 for t in concealed if not t.flower or t.flower_p < SURE_FLOWER)
-    if source is None and winning is not None and winning.rotated:
-        rival = _lying_beside(frame, near)
+    rival = _lying_beside(frame, near) if source is None and winning is not None and winning.rotated else None
+    if rival is not None:
         groups, _ = _exposed_groups([r for r in near if r is not rival])
-        if rival is not None and standing + 1 == 17 - 3 * sum(_sets_of(g) for g in groups):
+        if standing + 1 == 17 - 3 * sum(_sets_of(g) for g in groups):
             # The row's sideways tile makes the hand a tile short; with the tile lying beside the row
             # as the winning tile it is whole: the row's tile stands, its sideways flag was wrong.
             warnings.append("a tile lying beside the concealed row was taken as the winning tile, not the "

@@ -66,8 +66,9 @@ def unflagged_sideways(readings: list[TileReading], classify: Classify) -> tuple
 
 def _reads_surer(turned: float, cut: float) -> bool:
     """Whether a top-code probability read turned is clearly above the one read as cut."""
-    odds = turned / max(1.0 - turned, 1e-9), cut / max(1.0 - cut, 1e-9)
-    return turned - cut >= TURNED_GAIN or odds[0] >= TURNED_ODDS_GAIN * odds[1]
+    turned_odds = turned / max(1.0 - turned, 1e-9)
+    cut_odds = cut / max(1.0 - cut, 1e-9)
+    return turned - cut >= TURNED_GAIN or turned_odds >= TURNED_ODDS_GAIN * cut_odds
 
 
 def with_sideways_found(readings: list[TileReading], classify: Classify
