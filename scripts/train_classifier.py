@@ -52,6 +52,10 @@ def main(argv: list[str]) -> int:
                         help="cut half the training views along a window turned up to this many degrees, "
                              "as along a detector outline turned against its tile "
                              f"(default {defaults.outline_turn_degrees})")
+    parser.add_argument("--occlude", type=float, default=defaults.occlusion_share,
+                        help="share of the training views with one rectangle of the face covered, as "
+                             "a finger, glare or a pasted square hides it "
+                             f"(default {defaults.occlusion_share})")
     parser.add_argument("--flower-model", action="store_true",
                         help="train the flower model (flowers.onnx), on every crop set and, unless "
                              f"given, --procedural-flower-share {FLOWER_MODEL_SHARE}")
@@ -73,7 +77,7 @@ def main(argv: list[str]) -> int:
     config = TrainConfig(steps=args.steps, batch_size=args.batch_size, seed=args.seed, threads=args.threads,
                          include_table_photos=not args.no_table_photos, synth_scenes=args.synth_scenes,
                          input_height=args.input_height, procedural_flower_share=share,
-                         outline_turn_degrees=args.outline_turn,
+                         outline_turn_degrees=args.outline_turn, occlusion_share=args.occlude,
                          exclude_crop_sets=() if all_sets else defaults.exclude_crop_sets)
     try:
         size = config.input_size

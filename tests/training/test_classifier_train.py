@@ -23,6 +23,7 @@ from vision.training.classifier_data import (  # noqa: E402
     Sample,
     art_samples,
     augment,
+    occlude,
     procedural_back,
     store_size,
     synthetic_samples,
@@ -213,3 +214,29 @@ def test_outline_turns_cut_some_views_along_a_turned_window_and_are_off_by_defau
     first, second = np.random.default_rng(6), np.random.default_rng(6)
     for _ in range(5):
         assert np.array_equal(augment(crop, first), augment(crop, second, outline_turn_degrees=0.0))
+
+
+def test_occlusion_covers_one_rectangle_of_bounded_size_and_is_off_by_default() -> None:
+    """One patch per occluded view, never more than OCCLUSION_MAX_AREA of it, the input untouched;
+    with occlusion off the views are the earlier recipes', draw for draw."""
+    from vision.training.classifier_data import OCCLUSION_MAX_AREA
+
+    view = np.full((64, 48, 3), 128, np.uint8)
+    rng = np.random.default_rng(3)
+    covered = []
+    for _ in range(200):
+        out = occlude(view, rng)
+        changed = np.any(out != view, axis=2)
+        ys, xs = np.nonzero(changed)
+        if len(ys):  # a grey patch over grey can leave nothing changed
+            box_area = (ys.max() - ys.min() + 1) * (xs.max() - xs.min() + 1)
+            assert changed.sum() == box_area  # one solid rectangle
+        covered.append(changed.mean())
+    assert np.all(view == 128)
+    assert max(covered) <= OCCLUSION_MAX_AREA + 0.05
+    assert np.mean([c > 0.05 for c in covered]) > 0.7
+
+    crop = np.full((STORE.height, STORE.width, 3), 230, np.uint8)
+    first, second = np.random.default_rng(6), np.random.default_rng(6)
+    for _ in range(5):
+        assert np.array_equal(augment(crop, first), augment(crop, second, occlusion_share=0.0))

@@ -225,16 +225,51 @@ _BACKGROUNDS = ((60, 110, 50), (70, 140, 60), (90, 90, 90), (120, 150, 180), (40
 
 #: Share of views cut along a turned window when outline turns are on (``AugmentedCrops``).
 OUTLINE_TURN_SHARE = 0.5
+#: The largest share of a view one occluding patch covers (``occlude``): enough to hide a third of
+#: a face as a finger, glare or a pasted square does, not so much that the face is gone.
+OCCLUSION_MAX_AREA = 0.3
+
+
+def occlude(view: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """``view`` with one rectangle covered: solid (white, black, grey or any colour) or see-through.
+
+    Why: the real table photos hide parts of faces (fingers, glare, neighbours; their uploaded
+    copies also carry pasted white and black squares), and a model that never saw a hidden part
+    reads what remains as another face with confidence (a 9p under a pale square read 2z at 0.95).
+    """
+    height, width = view.shape[:2]
+    area = rng.uniform(0.08, OCCLUSION_MAX_AREA) * height * width
+    aspect = np.exp(rng.uniform(np.log(0.5), np.log(2.0)))
+    patch_h = int(np.clip(np.sqrt(area * aspect), 2, height))
+    patch_w = int(np.clip(area / max(patch_h, 1), 2, width))
+    top = int(rng.integers(0, height - patch_h + 1))
+    left = int(rng.integers(0, width - patch_w + 1))
+    kind = rng.random()
+    if kind < 0.3:
+        colour = np.full(3, 255.0 * rng.uniform(0.85, 1.0))
+    elif kind < 0.55:
+        colour = np.full(3, 255.0 * rng.uniform(0.0, 0.15))
+    elif kind < 0.75:
+        colour = np.full(3, rng.uniform(60, 200))
+    else:
+        colour = rng.uniform(0, 255, size=3)
+    opacity = 1.0 if rng.random() < 0.5 else rng.uniform(0.35, 0.8)
+    out = view.copy()
+    region = out[top:top + patch_h, left:left + patch_w].astype(np.float32)
+    out[top:top + patch_h, left:left + patch_w] = np.clip(
+        region * (1 - opacity) + colour * opacity, 0, 255).astype(np.uint8)
+    return out
 
 
 def augment(image: np.ndarray, rng: np.random.Generator, size: InputSize = DEFAULT_INPUT_SIZE,
-            outline_turn_degrees: float = 0.0) -> np.ndarray:
+            outline_turn_degrees: float = 0.0, occlusion_share: float = 0.0) -> np.ndarray:
     """One random phone-photo-like view of a stored crop, between 1 and 2 times ``size`` (BGR uint8).
 
     ``outline_turn_degrees``: :data:`OUTLINE_TURN_SHARE` of the views are cut along a window turned
     up to that much about the crop's centre, as the runtime cuts a face along a detector outline
     that came out turned against the tile (20-45 degrees on the sideways and slanted tiles of the
-    renders). 0 draws nothing more from ``rng``, so the shipped recipe's views are unchanged."""
+    renders). ``occlusion_share``: that share of the views get one rectangle covered (:func:`occlude`).
+    0 for either draws nothing more from ``rng``, so earlier recipes' views are unchanged."""
     height, width = image.shape[:2]
     background = _BACKGROUNDS[int(rng.integers(len(_BACKGROUNDS)))]
     # Perspective + crop jitter: each corner moves independently; the box may be loose or tight.
@@ -264,6 +299,8 @@ def augment(image: np.ndarray, rng: np.random.Generator, size: InputSize = DEFAU
         small_w = max(8, int(small_h * out_w / out_h))
         view = cv2.resize(cv2.resize(view, (small_w, small_h), interpolation=cv2.INTER_AREA), (out_w, out_h),
                           interpolation=cv2.INTER_LINEAR)
+    if occlusion_share > 0 and rng.random() < occlusion_share:
+        view = occlude(view, rng)
     if rng.random() < 0.3:
         view = cv2.GaussianBlur(view, (0, 0), rng.uniform(0.4, 1.4))
     if rng.random() < 0.25:  # strong colour casts (a magenta-lit table): faces stay faces
@@ -297,9 +334,10 @@ class AugmentedCrops:
 
     def __init__(self, samples: list[Sample], seed: int, synth_share: float = SYNTH_SHARE,
                  size: InputSize = DEFAULT_INPUT_SIZE, procedural_flower_share: float = 0.0,
-                 outline_turn_degrees: float = 0.0) -> None:
+                 outline_turn_degrees: float = 0.0, occlusion_share: float = 0.0) -> None:
         self.samples = samples
         self.outline_turn_degrees = outline_turn_degrees
+        self.occlusion_share = occlusion_share
         self.size = size
         self.rng = np.random.default_rng(seed)
         self.by_class: dict[int, list[int]] = {}
@@ -320,7 +358,8 @@ class AugmentedCrops:
         labels = self.rng.choice(self.classes, size=size)
         views = []
         for label in labels:
-            views.append(augment(self._source(int(label)), self.rng, self.size, self.outline_turn_degrees))
+            views.append(augment(self._source(int(label)), self.rng, self.size, self.outline_turn_degrees,
+                                 self.occlusion_share))
         return preprocess_crops(views, size=self.size), labels.astype(np.int64)
 
     def _flower_picture(self) -> np.ndarray | None:

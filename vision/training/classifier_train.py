@@ -75,6 +75,9 @@ class TrainConfig:
     # Views cut along a window turned up to this many degrees (half of them), as along a detector
     # outline turned against its tile (``classifier_data.augment``). Off in the shipped recipe.
     outline_turn_degrees: float = 0.0
+    # Share of the views with one rectangle of the face covered (``classifier_data.occlude``): the
+    # real photos hide parts of faces. Off in the shipped recipe.
+    occlusion_share: float = 0.0
 
     @property
     def input_size(self) -> InputSize:
@@ -148,7 +151,8 @@ def train_classifier(config: TrainConfig, log: Callable[[str], None] = print,
     log(f"sources: {describe_sources(samples)}; input {size.height}x{size.width}")
     stream = AugmentedCrops(samples, seed=config.seed, size=size,
                             procedural_flower_share=config.procedural_flower_share,
-                            outline_turn_degrees=config.outline_turn_degrees)
+                            outline_turn_degrees=config.outline_turn_degrees,
+                            occlusion_share=config.occlusion_share)
     # Channels-last: about 1.3x faster per step on the 2-core CPU (0.23 s against 0.29 s, batch 128).
     model = TileNet(len(VISION_CODES)).to(memory_format=torch.channels_last)
     optimiser = torch.optim.AdamW(
