@@ -10,6 +10,7 @@ from vision.evaluation.hands import (
     HandsReport,
     evaluate_manifest,
     is_readable,
+    judged_tiles,
     match_labels,
     oracle_readings,
     same_hand,
@@ -171,3 +172,12 @@ def test_a_malformed_comparison_file_is_a_one_line_error(tmp_path, capsys):
     assert main(["--synth", str(SAMPLES / "manifest.jsonl"), "--oracle", "--compare", str(broken)]) == 2
     error = capsys.readouterr().err
     assert "not a per-hand file" in error and len(error.strip().splitlines()) == 1
+
+
+def test_tiles_of_unknown_face_are_not_judged():
+    """A tile the labeller could not read has no right answer; distractors are not the hand's."""
+    record = read_manifest(SAMPLES / "manifest.jsonl")[0]
+    hand = [i for i, t in enumerate(record.tiles) if t.role != "distractor"]
+    assert judged_tiles(record) == hand
+    record.tiles[hand[0]].code = "unknown"
+    assert judged_tiles(record) == hand[1:]
