@@ -30,6 +30,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="share of each batch drawn from the synthetic scenes")
     parser.add_argument("--sideways-outline-weight", type=float, default=defaults.sideways_outline_weight,
                         help="how much more a sideways tile's outline error counts (1: the same)")
+    parser.add_argument("--sideways-heat-weight", type=float, default=defaults.sideways_heat_weight,
+                        help="how much more a sideways tile's centre counts in the heatmap loss "
+                             "(1: the same)")
     parser.add_argument("--synth-cache", type=Path, default=defaults.synth_cache,
                         help="folder that keeps rendered scenes between runs")
     parser.add_argument("--init-from", type=Path, default=None,
@@ -55,6 +58,7 @@ def main(argv: list[str] | None = None) -> int:
                                  batch_size=args.batch_size, synth_scenes=args.synth_scenes,
                                  synth_fraction=args.synth_fraction,
                                  sideways_outline_weight=args.sideways_outline_weight,
+                                 sideways_heat_weight=args.sideways_heat_weight,
                                  synth_cache=args.synth_cache,
                                  face_down_share=args.face_down_share, learning_rate=args.learning_rate,
                                  early_crop_share=args.early_crop_share,

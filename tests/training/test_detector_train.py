@@ -374,6 +374,23 @@ def test_a_sideways_tiles_outline_error_can_count_more() -> None:
     assert weighted["outline"] > plain["outline"]
 
 
+def test_a_sideways_tiles_centre_can_count_more_in_the_heatmap_loss() -> None:
+    """With every centre predicted at the same heat, weighting the sideways centre k times adds
+    (k - 1) times its share of the positive loss; the upright tiles' centres and the rest are unchanged."""
+    sample = _row_of_tiles()
+    targets = encode_targets(sample, 400)
+    batch = collate([targets], [np.zeros((400, 400, 3), np.uint8)])
+    raw = torch.full((1, len(MAP_CHANNELS), 100, 100), -3.0)
+    centres = int((targets.heat >= 0.999).sum())
+    sideways = int((targets.sideways > 0).sum())
+    assert 0 < sideways < centres
+    _, plain = detector_loss(raw, batch)
+    _, weighted = detector_loss(raw, batch, sideways_heat_weight=4.0)
+    p = 1 / (1 + np.exp(3.0))
+    per_centre = -np.log(p) * (1 - p) ** 2 / centres
+    assert weighted["heat"] - plain["heat"] == pytest.approx(3.0 * sideways * per_centre, rel=1e-4)
+
+
 def test_the_first_steps_train_on_smaller_crops() -> None:
     config = DetectorTrainConfig(steps=100, crop_size=384, early_crop_size=256, early_crop_share=0.6)
     sizes = [crop_size_at(config, step) for step in range(100)]
