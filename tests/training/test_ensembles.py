@@ -132,6 +132,7 @@ def test_the_classifier_ensembles_logits_are_the_mean_of_its_members(tmp_path: P
     np.testing.assert_allclose(ensemble.logits(_crops()), (logits_a + logits_b) / 2, atol=1e-4)
     assert ensemble.temperature == pytest.approx(0.6)
     assert [m["seed"] for m in labels["members"]] == [1, 2]
+    assert [m["config"]["steps"] for m in labels["members"]] == [1, 1]  # each member's whole recipe
     saved = json.loads((tmp_path / "ensemble" / "classifier.labels.json").read_text(encoding="utf-8"))
     assert saved["labels"] == ensemble.labels and saved["members"] == labels["members"]
 

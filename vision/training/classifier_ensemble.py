@@ -61,7 +61,9 @@ def build_classifier_ensemble(members: Sequence[Path], out_dir: Path, stem: str 
         "input": first.get("input"),
         "members": [{"folder": str(folder), "sha256": short_digest(path),
                      "seed": obj.get("config", {}).get("seed"), "steps": obj.get("config", {}).get("steps"),
-                     "temperature": obj["temperature"]}
+                     "temperature": obj["temperature"],
+                     # The member's whole training recipe, so each can be trained again from this file.
+                     "config": obj.get("config")}
                     for folder, (path, obj) in zip(members, read, strict=True)],
     }
     out_dir = Path(out_dir)
