@@ -18,6 +18,7 @@ from vision.dataset.paths import shared_data_dir  # noqa: E402
 from vision.models.classifier import DEFAULT_INPUT_SIZE, InputSize, TileClassifier  # noqa: E402
 from vision.training.classifier_data import (  # noqa: E402
     CLASS_INDEX,
+    OCCLUSION_MAX_AREA,
     REAL_LABELS_MANIFEST,
     AugmentedCrops,
     Sample,
@@ -219,8 +220,6 @@ def test_outline_turns_cut_some_views_along_a_turned_window_and_are_off_by_defau
 def test_occlusion_covers_one_rectangle_of_bounded_size_and_is_off_by_default() -> None:
     """One patch per occluded view, never more than OCCLUSION_MAX_AREA of it, the input untouched;
     with occlusion off the views are the earlier recipes', draw for draw."""
-    from vision.training.classifier_data import OCCLUSION_MAX_AREA
-
     view = np.full((64, 48, 3), 128, np.uint8)
     rng = np.random.default_rng(3)
     covered = []

@@ -245,7 +245,7 @@ def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracl
 def judged_tiles(record: Any) -> list[int]:
     """Indices of the labelled tiles whose reading is judged: the hand's, of a known face.
 
-    A tile whose face the labeller could not read (``unknown``: 17 of the 552 real validation
+    A tile whose face the labeller could not read (``unknown``: 15 of the 552 real validation
     tiles) has no right answer, so it is left out, as the classifier's evaluation and training
     leave it out; counted, it was wrong whatever the pipeline read."""
     return [i for i, t in enumerate(record.tiles) if t.role != "distractor" and t.code != UNKNOWN_CODE]
