@@ -24,7 +24,7 @@ from typing import Any
 
 from scoring.errors import InputError
 from vision.layout import concealed_row_of_sure_tiles
-from vision.types import Detection, TileReading
+from vision.types import Detection, GroupRole, TileReading
 
 #: A face read turned must be at least this sure of its top code...
 TURNED_SURE = 0.85
@@ -44,13 +44,18 @@ def turned_a_quarter(detection: Detection) -> Detection:
     return replace(detection, quad=quad, rotated=True)
 
 
-def unflagged_sideways(readings: list[TileReading], classify: Classify) -> tuple[int, TileReading] | None:
+def unflagged_sideways(readings: list[TileReading], classify: Classify,
+                       read_as: Any = None) -> tuple[int, TileReading] | None:
     """The one concealed-row tile that reads clearly surer turned a quarter, with that reading, when
-    the layout (of the sure detections) names no winning tile; None otherwise.
+    the layout names no winning tile; None otherwise.
 
-    ``classify`` reads detections (in the readings' coordinates) with the classifier.
+    ``classify`` reads detections (in the readings' coordinates) with the classifier. ``read_as``
+    is the hand as read from ``readings`` (a ``PhotoResult``), when it reads: its layout says which
+    row to look in. Without it, the most plausible layout of the sure detections does; that layout
+    can be another than the one the decoder settles on (910050: a winning 6z cut upright reads 5f,
+    and the sure tiles' first layout puts an exposed set in the row's place).
     """
-    found = concealed_row_of_sure_tiles(readings)
+    found = _concealed_row_read(readings, read_as) or concealed_row_of_sure_tiles(readings)
     if found is None or found[1] is not None:
         return None
     row = [i for i in found[0] if readings[i].detection.quad is not None and not readings[i].detection.rotated
@@ -64,6 +69,24 @@ def unflagged_sideways(readings: list[TileReading], classify: Classify) -> tuple
     return surer[0] if len(surer) == 1 else None
 
 
+def _concealed_row_read(readings: list[TileReading], result: Any) -> tuple[list[int], int | None] | None:
+    """The concealed row of ``result``'s layout and its winning tile, as indices into ``readings``
+    (the result may have left faint tiles out, so its readings are found by identity); None when
+    there is no such layout."""
+    layout = getattr(result, "layout", None)
+    if layout is None:
+        return None
+    concealed = next((g for g in layout.groups if g.role is GroupRole.CONCEALED), None)
+    if concealed is None:
+        return None
+    position = {id(reading): index for index, reading in enumerate(readings)}
+    row = [position.get(id(result.readings[k])) for k in concealed.tile_indices]
+    if any(index is None for index in row):
+        return None
+    winning = layout.winning_index
+    return row, (None if winning is None else position.get(id(result.readings[winning])))
+
+
 def _reads_surer(turned: float, cut: float) -> bool:
     """Whether a top-code probability read turned is clearly above the one read as cut."""
     turned_odds = turned / max(1.0 - turned, 1e-9)
@@ -71,11 +94,11 @@ def _reads_surer(turned: float, cut: float) -> bool:
     return turned - cut >= TURNED_GAIN or turned_odds >= TURNED_ODDS_GAIN * cut_odds
 
 
-def with_sideways_found(readings: list[TileReading], classify: Classify
+def with_sideways_found(readings: list[TileReading], classify: Classify, read_as: Any = None
                         ) -> tuple[list[TileReading], int | None]:
     """``readings`` with the unflagged sideways tile (:func:`unflagged_sideways`), if any, replaced by
     its turned reading; and its index."""
-    found = unflagged_sideways(readings, classify)
+    found = unflagged_sideways(readings, classify, read_as)
     if found is None:
         return readings, None
     index, turned = found  # read on the turned detection, which it carries
@@ -101,7 +124,7 @@ def read_with_turned_face(readings: list[TileReading], classify: Classify,
     except InputError as error:
         failure = error
     if plain is None or plain.layout is None or plain.layout.winning_index is None:
-        turned, index = with_sideways_found(readings, classify)
+        turned, index = with_sideways_found(readings, classify, plain)
         if index is not None:
             try:
                 result = read(turned)
