@@ -834,11 +834,20 @@ def concealed_row_of_sure_tiles(readings: list[TileReading]) -> tuple[list[int],
         layout = layout_candidates([readings[i] for i in sure])[0]
     except InputError:
         return None
+    found = concealed_row_in(layout)
+    if found is None:
+        return None
+    row, winning = found
+    return [sure[k] for k in row], (None if winning is None else sure[winning])
+
+
+def concealed_row_in(layout: Layout) -> tuple[list[int], int | None] | None:
+    """``layout``'s concealed row and winning tile, as indices into the readings it was laid out
+    from; None when it has no concealed row."""
     concealed = next((g for g in layout.groups if g.role is GroupRole.CONCEALED), None)
     if concealed is None:
         return None
-    winning = sure[layout.winning_index] if layout.winning_index is not None else None
-    return [sure[k] for k in concealed.tile_indices], winning
+    return list(concealed.tile_indices), layout.winning_index
 
 
 def _layout_for(readings: list[TileReading], runs: list[list[_Tile]], row: list[int],

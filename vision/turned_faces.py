@@ -23,8 +23,8 @@ from dataclasses import replace
 from typing import Any
 
 from scoring.errors import InputError
-from vision.layout import concealed_row_of_sure_tiles
-from vision.types import Detection, GroupRole, TileReading
+from vision.layout import concealed_row_in, concealed_row_of_sure_tiles
+from vision.types import Detection, TileReading
 
 #: A face read turned must be at least this sure of its top code...
 TURNED_SURE = 0.85
@@ -74,16 +74,14 @@ def _concealed_row_read(readings: list[TileReading], result: Any) -> tuple[list[
     (the result may have left faint tiles out, so its readings are found by identity); None when
     there is no such layout."""
     layout = getattr(result, "layout", None)
-    if layout is None:
-        return None
-    concealed = next((g for g in layout.groups if g.role is GroupRole.CONCEALED), None)
-    if concealed is None:
+    found = None if layout is None else concealed_row_in(layout)
+    if found is None:
         return None
     position = {id(reading): index for index, reading in enumerate(readings)}
-    row = [position.get(id(result.readings[k])) for k in concealed.tile_indices]
+    row = [position.get(id(result.readings[k])) for k in found[0]]
     if any(index is None for index in row):
         return None
-    winning = layout.winning_index
+    winning = found[1]
     return row, (None if winning is None else position.get(id(result.readings[winning])))
 
 
