@@ -73,10 +73,11 @@ class TrainConfig:
     # 64 made the first shipped model; a flower's numeral is only a few pixels high there.
     input_height: int = 64
     # Views cut along a window turned up to this many degrees (half of them), as along a detector
-    # outline turned against its tile (``classifier_data.augment``). Off in the shipped recipe.
+    # outline turned against its tile (``classifier_data.augment``). Off by default (c0's recipe);
+    # two members of the shipped ensemble, ct2 and co1, were trained at 35.
     outline_turn_degrees: float = 0.0
     # Share of the views with one rectangle of the face covered (``classifier_data.occlude``): the
-    # real photos hide parts of faces. Off in the shipped recipe.
+    # real photos hide parts of faces. Off by default; the shipped ensemble's co1 was trained at 0.3.
     occlusion_share: float = 0.0
 
     @property
