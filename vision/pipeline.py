@@ -60,6 +60,15 @@ DETECT_SIDE = 1024
 MIN_TILE_PIXELS = 72
 #: Candidates kept per tile for the decoder.
 TOP_K = 5
+#: Detector input sizes of the finer looks at a photo whose hand does not read, in turn (the
+#: detector's own is 512). Seen larger, small tiles get their own heat peak: mostly a winning tile
+#: lying flat in front of a standing row, which at 512 merges into the row's peaks. Only for hands
+#: that fail, as a finer look reads worse overall (``models/MODEL_CARD.md``, "Finer looks").
+FINER_DETECTOR_SIZES = (640, 768)
+#: Said of a hand only a finer look read; its score is never called sure: the first look found
+#: another set of tiles, so a tile may still be missing or extra.
+FINER_LOOK_WARNING = ("the score is not certain: the hand read only when the photo was looked at again, "
+                      "finer; check that every tile was found")
 
 #: Context keys the photo cannot show; the output says which of these were not given.
 _ASSUMABLE = {
@@ -437,17 +446,19 @@ class PhotoPipeline:
         return self._read_tiles(source, timings)[0]
 
     def _read_tiles(self, source: PhotoSource | ArraySource | np.ndarray,
-                    timings: dict[str, float] | None = None
+                    timings: dict[str, float] | None = None, detector_size: int | None = None
                     ) -> tuple[list[TileReading], Classify, ReadFlowers]:
         """The readings, and two functions that read more detections (full-resolution pixels) from
-        the same image the crops were cut from: with the classifier, and with the flower model alone."""
+        the same image the crops were cut from: with the classifier, and with the flower model alone.
+        ``detector_size``: the detector's input size (default its own)."""
         timings = timings if timings is not None else {}
         started = time.perf_counter()
         if isinstance(source, np.ndarray):
             source = ArraySource(source)
         small, scale = source.image(DETECT_SIDE)
         timings["load"] = time.perf_counter() - started
-        detections = _with_spares(self.detector.detect(small, spares=True))
+        detect_options = {} if detector_size is None else {"input_size": detector_size}
+        detections = _with_spares(self.detector.detect(small, spares=True, **detect_options))
         timings["detect"] = time.perf_counter() - started - timings["load"]
         if not detections:
             raise InputError("no tiles found in the photo")
@@ -505,11 +516,36 @@ class PhotoPipeline:
             result = self._read_hand(readings, classify, image=str(path), rules=rules, table=table,
                                      context=context, read_flowers=read_flowers)
         except InputError as error:
-            failure = PhotoReadError(str(error), readings)
-            failure.timings = {**timings, "total": time.perf_counter() - started}
-            raise failure from None
+            result = self._read_finer(source, image=str(path), rules=rules, table=table, context=context)
+            if result is None:
+                failure = PhotoReadError(str(error), readings)
+                failure.timings = {**timings, "total": time.perf_counter() - started}
+                raise failure from None
         result.timings = {**timings, **result.timings, "total": time.perf_counter() - started}
         return result
+
+    def _read_finer(self, source: PhotoSource, *, image: str, rules: Any, table: Any, context: Any
+                    ) -> PhotoResult | None:
+        """The hand read from the detector's finer looks (:data:`FINER_DETECTOR_SIZES`), the first
+        that reads, its score called unsure; None if none does. The photo's own failure stays the
+        one reported."""
+        for size in FINER_DETECTOR_SIZES:
+            timings: dict[str, float] = {}
+            try:
+                readings, classify, read_flowers = self._read_tiles(source, timings, detector_size=size)
+                result = self._read_hand(readings, classify, image=image, rules=rules, table=table,
+                                         context=context, read_flowers=read_flowers)
+            except InputError:
+                continue
+            result.timings = {**{f"finer_{key}": value for key, value in timings.items()},
+                              **result.timings, "finer_detector_size": float(size)}
+            if result.report is not None:
+                result.report.score_stable = False
+                result.report.notes.append(f"read from a second look with the detector at {size} pixels; "
+                                           "the first look found no legal hand")
+            result.warnings.append(FINER_LOOK_WARNING)
+            return result
+        return None
 
     def read_image(self, image_bgr: np.ndarray, *, name: str = "<image>", rules: Any = None,
                    table: Any = None, context: Any = None) -> PhotoResult:

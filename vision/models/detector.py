@@ -309,11 +309,14 @@ class TileDetector:
         self.input_name = self.session.get_inputs()[0].name
         self.model_path = path
 
-    def predict_maps(self, image_bgr: np.ndarray) -> tuple[np.ndarray, Letterbox]:
+    def predict_maps(self, image_bgr: np.ndarray, input_size: int | None = None
+                     ) -> tuple[np.ndarray, Letterbox]:
         """The network maps (channels,H,W) for an image, with the letterbox that produced them; with
-        ``mirror_view`` the heatmap is the mean of the image's and its mirror image's."""
+        ``mirror_view`` the heatmap is the mean of the image's and its mirror image's. The network
+        sees the image at ``input_size`` (default: the size it was trained at; it is fully
+        convolutional, so a larger size sees small tiles larger)."""
         image = _as_bgr(image_bgr)
-        network_image, box = letterbox(image, self.input_size)
+        network_image, box = letterbox(image, input_size or self.input_size)
         maps = self._run(network_image)
         if self.mirror_view:
             content_width = max(1, round(box.width * box.scale))
@@ -324,8 +327,8 @@ class TileDetector:
     def _run(self, network_image: np.ndarray) -> np.ndarray:
         return self.session.run(None, {self.input_name: to_network_input(network_image)})[0][0]
 
-    def detect(self, image_bgr: np.ndarray, complete_rows: bool = True, spares: bool = False
-               ) -> list[Detection]:
+    def detect(self, image_bgr: np.ndarray, complete_rows: bool = True, spares: bool = False,
+               input_size: int | None = None) -> list[Detection]:
         """Every tile in ``image_bgr`` (boxes in its pixels), sure ones first, each by score.
 
         The sure tiles are the heatmap peaks at or above the model's threshold. With
@@ -333,8 +336,9 @@ class TileDetector:
         row of kept tiles (:mod:`vision.row_completion`); without it, only the sure tiles. With
         ``spares`` (and ``complete_rows``) a few more weak peaks beside the kept tiles follow, marked
         ``spare`` (:func:`vision.row_completion.spare_tiles`), for a decoder that may need them.
+        ``input_size``: as for :meth:`predict_maps`.
         """
-        maps, box = self.predict_maps(image_bgr)
+        maps, box = self.predict_maps(image_bgr, input_size)
         peaks = decode_maps(maps, self.stride, WEAK_SCORE if complete_rows else self.score_threshold)
         boxes = peaks.boxes / box.scale
         boxes[:, [0, 2]] = np.clip(boxes[:, [0, 2]], 0, box.width)
