@@ -53,6 +53,7 @@ from vision.surplus_tile import without_one_weak_tile
 from vision.turned_faces import Classify, read_with_turned_face
 from vision.types import Detection, GroupRole, Layout, TileReading
 from vision.unseen import TileCountError
+from vision.upright_faces import with_false_turns_undone
 
 #: Long side of the image the detector sees (it letterboxes further to its own input size).
 DETECT_SIDE = 1024
@@ -493,8 +494,9 @@ class PhotoPipeline:
             in_crop = [_rescale(d, crop_scale) for d in detections]
             return self.classifier.flower_probabilities(crop_image, in_crop)
 
-        return [TileReading(_rescale(d, 1.0 / crop_scale), r.candidates)
-                for d, r in zip(in_crop, readings, strict=True)], classify, read_flowers
+        found = [TileReading(_rescale(d, 1.0 / crop_scale), r.candidates)
+                 for d, r in zip(in_crop, readings, strict=True)]
+        return with_false_turns_undone(found, classify), classify, read_flowers
 
     def faint_tiles(self, readings: list[TileReading]) -> list[int]:
         """Indices of the tiles found below the detector's own threshold (kept because they extend a

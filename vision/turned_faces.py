@@ -36,12 +36,13 @@ TURNED_ODDS_GAIN = 20.0
 Classify = Callable[[list[Detection]], list[TileReading]]
 
 
-def turned_a_quarter(detection: Detection) -> Detection:
-    """``detection`` lying on its side: its outline's corners taken one step on, flagged sideways."""
+def turned_a_quarter(detection: Detection, sideways: bool = True) -> Detection:
+    """``detection`` turned a quarter: its outline's corners taken one step on, flagged ``sideways``
+    (False: a flagged tile turned back to stand, ``vision.upright_faces``)."""
     if detection.quad is None:
         raise ValueError("only a detection with a face outline can be turned")
     quad = tuple(detection.quad[1:]) + (detection.quad[0],)
-    return replace(detection, quad=quad, rotated=True)
+    return replace(detection, quad=quad, rotated=sideways)
 
 
 def unflagged_sideways(readings: list[TileReading], classify: Classify,
