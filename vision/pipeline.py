@@ -458,8 +458,7 @@ class PhotoPipeline:
             source = ArraySource(source)
         small, scale = source.image(DETECT_SIDE)
         timings["load"] = time.perf_counter() - started
-        detect_options = {} if detector_size is None else {"input_size": detector_size}
-        detections = _with_spares(self.detector.detect(small, spares=True, **detect_options))
+        detections = _with_spares(self.detector.detect(small, spares=True, input_size=detector_size))
         timings["detect"] = time.perf_counter() - started - timings["load"]
         if not detections:
             raise InputError("no tiles found in the photo")
