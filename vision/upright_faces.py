@@ -15,8 +15,8 @@ sideways) with it. A tile truly lying sideways reads sure as flagged (the sidewa
 turned back): 11 of the 41 tiles flagged sideways in error met both thresholds, all 11 read right
 upright, and none of the 424 flagged tiles truly lying sideways did. A face that reads sure both
 ways (a sideways 6s reads 9p upright at 1.00) never meets the first threshold. Whole hands: 910059
-gained, none lost (200, 150 and 100 fresh renders); 10 more tiles read right. Photo only: the live
-mode keeps each tracked tile's flag.
+gained, none lost (200, 150 and 100 fresh renders); 10 more tiles read right. The photo and the
+live mode (``vision.live.reading``, on the frame it last processed) both read tiles so.
 """
 
 from __future__ import annotations

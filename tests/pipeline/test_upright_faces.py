@@ -11,22 +11,24 @@ from heldout_renders import held_out_render
 import vision.pipeline as pipeline_module
 from vision.evaluation.hands import match_labels, same_hand
 from vision.imageio import PhotoSource
+from vision.live.reading import PipelineHandReader
 from vision.pipeline import PhotoPipeline, PhotoReadError
 from vision.turned_faces import turned_a_quarter
 from vision.types import Detection, TileReading
 from vision.upright_faces import SURE_UPRIGHT, UNSURE_AS_FLAGGED, with_false_turns_undone
 
-CONCEALED = ["1m", "2m", "3m", "4p", "4p", "4p", "6s", "7s", "8s", "2z"]
+CONCEALED = ["1m", "2m", "3m", "4p", "4p", "4p", "6s", "7s", "8s", "9m", "9m", "9m", "2z"]
 MELDS = [("pung", ["5z", "5z", "5z"], False)]
 
 
 def _falsely_flagged(position: int, as_flagged: float):
     """A hand whose tile at ``position`` the detector flagged sideways and the classifier read
-    ``1s`` at ``as_flagged`` (its truth second)."""
+    ``1s`` at ``as_flagged``, its truth nowhere among the candidates (cut on its side)."""
     scene = lay_out(CONCEALED, MELDS, [], "2z")
-    readings = scene.readings(angle_degrees=20, misread={position: ("1s", as_flagged)})
+    readings = scene.readings(angle_degrees=20)
     flagged = replace(readings[position].detection, rotated=True)
-    readings[position] = TileReading(flagged, readings[position].candidates)
+    rest = (1.0 - as_flagged) / 2
+    readings[position] = TileReading(flagged, (("1s", as_flagged), ("9s", rest), ("7z", rest)))
     return scene, readings
 
 
@@ -68,6 +70,21 @@ def test_an_upright_reading_below_sure_leaves_the_flag():
     mended = with_false_turns_undone(readings, classify)
     assert len(calls) == 1
     assert mended[3].detection.rotated and mended[3].code == "1s"
+
+
+def test_the_live_reader_stands_a_falsely_flagged_tile_with_the_frame_classifier():
+    """The live mode reads the voted tiles as ``taicam photo`` does when the engine hands it a
+    classifier on the latest frame: the flagged 4p, read 1s unsure, stands read upright and the
+    hand is whole; without a classifier the tile stays flagged and misread."""
+    _, readings = _falsely_flagged(3, as_flagged=0.3)
+    classify, _ = _reads_upright(readings[3].detection, "4p", upright=0.98)
+    reader = PipelineHandReader(rules="taiwan")
+    outcome = reader(readings, classify)
+    assert outcome.complete
+    assert sorted(outcome.result.hand["concealed"]) == sorted([*CONCEALED, "2z"])
+    assert outcome.result.hand["winning_tile"] == "2z"
+    without = reader(readings)
+    assert not (without.complete and without.result.hand == outcome.result.hand)
 
 
 def test_a_held_out_render_whose_4z_the_detector_turned_reads_exactly(tmp_path, monkeypatch):

@@ -54,9 +54,11 @@ class PipelineHandReader:
         """``classify`` and ``read_flowers`` read detections on the frame the readings come from: with
         them the hand is read as ``taicam photo`` reads it (``vision.pipeline.read_with_second_looks``:
         a sideways winning tile the detector did not flag found by its turned face or its two
-        halves joined, a tile count that makes no hand mended), and flowers the layout left out are
-        read by the flower model."""
+        halves joined, a tile count that makes no hand mended; a tile flagged sideways in error
+        stood again, ``vision.upright_faces``), and flowers the layout left out are read by the
+        flower model."""
         from vision.pipeline import PhotoResult, read_readings, read_with_second_looks
+        from vision.upright_faces import with_false_turns_undone
 
         def read(tiles: list[TileReading]) -> PhotoResult:
             faint = ([i for i, r in enumerate(tiles) if r.detection.score < self.faint_below]
@@ -64,6 +66,8 @@ class PipelineHandReader:
             return read_readings(tiles, image=self.source_name, rules=self.ruleset, table=self.table,
                                  context=self.context, optional=faint)
 
+        if classify is not None:
+            readings = with_false_turns_undone(readings, classify)
         try:
             result = read(readings) if classify is None else read_with_second_looks(readings, classify, read)
         except InputError as error:
