@@ -508,7 +508,8 @@ class PhotoPipeline:
 
     def read_photo(self, path: str | Path, *, rules: Any = None, table: Any = None, context: Any = None
                    ) -> PhotoResult:
-        """Read one photo file into a scored hand (InputError for anything the user must fix)."""
+        """Read one photo file into a scored hand (InputError for anything the user must fix). A
+        photo whose hand does not read is looked at again, finer (:meth:`_read_finer`)."""
         started = time.perf_counter()
         source = PhotoSource(path)
         timings: dict[str, float] = {}
