@@ -9,7 +9,9 @@ detector ensemble's maps are the mean of its members' (``vision.training.detecto
 score threshold is then chosen by the training rule on the real training photos and training
 renders. A classifier ensemble's logits are the mean of its members'
 (``vision.training.classifier_ensemble``); its temperature is then fitted on the calibration
-crops. ``--keep`` skips the second step. ``models/MODEL_CARD.md`` says what the shipped models are.
+crops. ``--keep`` skips the second step. A classifier ensemble stores its weights in half precision
+(half the file, the same float32 arithmetic) unless ``--full-weights``. ``models/MODEL_CARD.md``
+says what the shipped models are.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ def _classifier(args: argparse.Namespace) -> int:
     if missing:
         print(f"ensemble_models: no folder {', '.join(missing)}", file=sys.stderr)
         return 2
-    labels = build_classifier_ensemble(args.members, args.out, args.stem)
+    labels = build_classifier_ensemble(args.members, args.out, args.stem, half_weights=not args.full_weights)
     print(f"{args.out / (args.stem + '.onnx')}: mean of {len(args.members)} classifiers' logits, "
           f"temperature {labels['temperature']}")
     if not args.keep:
@@ -76,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
                             help="folders each holding <stem>.onnx and <stem>.labels.json")
     classifier.add_argument("--out", type=Path, default=Path("models"))
     classifier.add_argument("--stem", default="classifier", help="classifier or flowers")
+    classifier.add_argument("--full-weights", action="store_true",
+                            help="store the weights as float32 (by default float16, half the file; "
+                                 "computed in float32 either way)")
     for sub in (detector, classifier):
         sub.add_argument("--keep", action="store_true",
                          help="keep the members' mean threshold or temperature instead of fitting it again")

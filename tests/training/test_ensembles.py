@@ -124,7 +124,7 @@ def _crops() -> list[np.ndarray]:
 def test_the_classifier_ensembles_logits_are_the_mean_of_its_members(tmp_path: Path) -> None:
     first = _classifier(tmp_path / "a", 1, 0.5)
     second = _classifier(tmp_path / "b", 2, 0.7)
-    labels = build_classifier_ensemble([first, second], tmp_path / "ensemble")
+    labels = build_classifier_ensemble([first, second], tmp_path / "ensemble", half_weights=False)
     logits_a = TileClassifier(first / "classifier.onnx", flower_model=False).logits(_crops())
     logits_b = TileClassifier(second / "classifier.onnx", flower_model=False).logits(_crops())
     ensemble = TileClassifier(tmp_path / "ensemble" / "classifier.onnx", flower_model=False)
@@ -135,6 +135,25 @@ def test_the_classifier_ensembles_logits_are_the_mean_of_its_members(tmp_path: P
     assert [m["config"]["steps"] for m in labels["members"]] == [1, 1]  # each member's whole recipe
     saved = json.loads((tmp_path / "ensemble" / "classifier.labels.json").read_text(encoding="utf-8"))
     assert saved["labels"] == ensemble.labels and saved["members"] == labels["members"]
+
+
+def test_half_weights_halve_the_file_and_keep_the_logits(tmp_path: Path) -> None:
+    first = _classifier(tmp_path / "a", 1, 0.5)
+    second = _classifier(tmp_path / "b", 2, 0.7)
+    build_classifier_ensemble([first, second], tmp_path / "full", half_weights=False)
+    labels = build_classifier_ensemble([first, second], tmp_path / "half")
+    full_file, half_file = tmp_path / "full" / "classifier.onnx", tmp_path / "half" / "classifier.onnx"
+    assert labels["weights"] == "float16"
+    assert half_file.stat().st_size < 0.55 * full_file.stat().st_size
+    full = TileClassifier(full_file, flower_model=False).logits(_crops())
+    half = TileClassifier(half_file, flower_model=False).logits(_crops())
+    assert not np.array_equal(full, half)  # the weights really are rounded ...
+    np.testing.assert_allclose(half, full, atol=5e-3 * max(1.0, float(np.abs(full).max())))  # ... and little
+    assert (half.argmax(axis=1) == full.argmax(axis=1)).all()
+    assert ensemble_main(["classifier", str(first), str(second), "--out", str(tmp_path / "script"),
+                          "--keep", "--full-weights"]) == 0
+    written = json.loads((tmp_path / "script" / "classifier.labels.json").read_text(encoding="utf-8"))
+    assert written["weights"] == "float32"
 
 
 def test_classifiers_that_cannot_be_averaged_are_refused(tmp_path: Path,

@@ -18,7 +18,13 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from vision.dataset.files import atomic_write_text
-from vision.training.onnx_mean import EnsembleError, mean_of_models, save_model, short_digest
+from vision.training.onnx_mean import (
+    EnsembleError,
+    mean_of_models,
+    save_model,
+    short_digest,
+    with_half_weights,
+)
 
 
 def _read_member(folder: Path, stem: str) -> tuple[Path, dict]:
@@ -36,8 +42,12 @@ def _read_member(folder: Path, stem: str) -> tuple[Path, dict]:
     return model, obj
 
 
-def build_classifier_ensemble(members: Sequence[Path], out_dir: Path, stem: str = "classifier") -> dict:
+def build_classifier_ensemble(members: Sequence[Path], out_dir: Path, stem: str = "classifier",
+                              half_weights: bool = True) -> dict:
     """Write ``out_dir/<stem>.onnx`` (mean of the members' logits) and its label file; return the latter.
+
+    ``half_weights`` (the default) stores the weights in half precision
+    (:func:`vision.training.onnx_mean.with_half_weights`): four members take 9.9 MB instead of 19.8.
 
     ``members`` are folders each holding ``<stem>.onnx`` and ``<stem>.labels.json``, as
     ``scripts/train_classifier.py --out`` writes them. ``out_dir`` may be one of them (the
@@ -54,11 +64,14 @@ def build_classifier_ensemble(members: Sequence[Path], out_dir: Path, stem: str 
             raise EnsembleError(f"{folder} differs from {members[0]} in its labels or input format")
     protos = [onnx.load(str(model)) for model, _ in read]
     model = mean_of_models(protos, [str(model) for model, _ in read], "taicam_classifier_ensemble")
+    if half_weights:
+        model = with_half_weights(model)
     temperatures = [float(obj["temperature"]) for _, obj in read]
     labels = {
         "labels": first["labels"],
         "temperature": round(sum(temperatures) / len(temperatures), 4),
         "input": first.get("input"),
+        "weights": "float16" if half_weights else "float32",
         "members": [{"folder": str(folder), "sha256": short_digest(path),
                      "seed": obj.get("config", {}).get("seed"), "steps": obj.get("config", {}).get("steps"),
                      "temperature": obj["temperature"],
