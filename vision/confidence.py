@@ -89,7 +89,7 @@ def _total_key(report: Any) -> float:
     return report.total if report.total is not None else 0
 
 
-def _lowest_first(scored: list[tuple[_Choice, Any]]) -> list[tuple[_Choice, Any]]:
+def lowest_first(scored: list[tuple[_Choice, Any]]) -> list[tuple[_Choice, Any]]:
     """Guessed choices with their score reports, the valid ones (all, if none is valid) by total, lowest
     first and the first of equal totals first: a guess reports the lowest, so nobody is overpaid."""
     valid = [item for item in scored if item[1].valid] or scored
@@ -108,7 +108,7 @@ def choose_winning_tile(hand: dict[str, Any], context: dict[str, Any], rules: An
         candidate = {**hand, "winning_tile": code}
         report = score_reading(candidate, context, rules, table)
         scored.append((candidate, report))
-    ranked = _lowest_first(scored)
+    ranked = lowest_first(scored)
     chosen_hand, chosen_report = ranked[0]
     alternatives = [ScoredAlternative(f"winning tile {h['winning_tile']}", None, r.total, bool(r.valid), h)
                     for h, r in ranked[1:] if r.total != chosen_report.total]
@@ -129,7 +129,7 @@ def choose_unseen_tile(decoded: HandReading, context: dict[str, Any], rules: Any
     if unseen is None:
         raise ValueError("choose_unseen_tile needs a decoded hand with an unseen tile")
     scored = [(r, score_reading(r.hand, context, rules, table)) for r in unseen.completions]
-    chosen, chosen_report = _lowest_first(scored)[0]
+    chosen, chosen_report = lowest_first(scored)[0]
     others = sorted(((r, report) for r, report in scored if r is not chosen), key=lambda i: _total_key(i[1]))
     alternatives = [ScoredAlternative(f"unseen tile {r.unseen}", decoded.share(r), report.total,
                                       bool(report.valid), r.hand) for r, report in others]
@@ -186,7 +186,8 @@ def build_report(readings: list[TileReading], decoded: HandReading, best_total: 
                  winning_alternatives: list[ScoredAlternative] | None = None,
                  unseen_alternatives: list[ScoredAlternative] | None = None,
                  reported: LegalReading | None = None, set_aside: int = 0,
-                 maybe_flowers: int = 0) -> ConfidenceReport:
+                 maybe_flowers: int = 0, kong_alternatives: list[ScoredAlternative] | None = None
+                 ) -> ConfidenceReport:
     """Score the plausible runners-up and collect everything the confidence report shows.
 
     ``unseen_alternatives`` are the other completions of an unseen tile (:func:`choose_unseen_tile`)
@@ -195,6 +196,8 @@ def build_report(readings: list[TileReading], decoded: HandReading, best_total: 
     not called stable (on 550 held-out renders, such hands' "sure" totals were wrong 1 time in 3).
     ``maybe_flowers`` counts the tiles left out beside the hand that may be flowers
     (``vision.stray_flowers.maybe_flowers``): with any, the score is not called stable either.
+    ``kong_alternatives`` are the other totals of a concealed kong of four backs
+    (``vision.hidden_kong``): with any, neither.
     """
     groups = []
     for number, group in enumerate(decoded.best.groups):
@@ -203,7 +206,8 @@ def build_report(readings: list[TileReading], decoded: HandReading, best_total: 
     completions = list(unseen_alternatives or [])
     reported = reported or decoded.best
     runners_up = _scored_runners_up(decoded, best_total, context, rules, table, reported)
-    alternatives = list(winning_alternatives or []) + completions + runners_up.changing
+    kong_alternatives = list(kong_alternatives or [])
+    alternatives = list(winning_alternatives or []) + completions + kong_alternatives + runners_up.changing
     # Unstable when the winning tile or an unseen tile is a guess that changes the total (the winning
     # tile's alternatives are only those with another total), or when the readings known to give the
     # reported total hold, together, less than all but UNSTABLE_SHARE: the rest may change it (many
@@ -225,7 +229,10 @@ def build_report(readings: list[TileReading], decoded: HandReading, best_total: 
     if maybe_flowers:
         notes.append(f"{maybe_flowers} tile(s) left out beside the hand may be flowers; the total would "
                      "lack them")
+    if kong_alternatives:
+        notes.append("a concealed kong shows four backs and its face changes the total; the lowest total "
+                     "is reported")
     return ConfidenceReport(hand_confidence=decoded.confidence, groups=groups,
                             score_stable=not (winner_guessed or unseen_guessed or set_aside or maybe_flowers
-                                              or same_total < 1.0 - UNSTABLE_SHARE),
+                                              or kong_alternatives or same_total < 1.0 - UNSTABLE_SHARE),
                             alternatives=alternatives, notes=notes)

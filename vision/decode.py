@@ -525,19 +525,13 @@ def _warnings(readings: list[TileReading], layout: Layout, best: LegalReading,
               changes: list[TileChange]) -> list[str]:
     """The layout's warnings and the decoder's own. The layout's "every possible winning tile is
     considered" is dropped when the unseen tile is taken as the winning tile (it no longer holds;
-    the pipeline says what the unseen tile was read as)."""
+    the pipeline says what the unseen tile was read as). A concealed kong of four backs is told of
+    once it is scored (``vision.hidden_kong``), since its warning says what its faces would total."""
     unseen_wins = best.unseen is not None and layout.winning_index is None
     warnings = [w for w in layout.warnings if not (unseen_wins and w.startswith(_NO_WINNER_SHOWN))]
     if changes:
         warnings.append("the first reading was not a legal winning hand; changed " + ", ".join(
             f"tile {c.index + 1} {c.top1} -> {c.decoded}" for c in changes))
-    for group in layout.groups:
-        if group.role is GroupRole.CONCEALED_KONG and all(
-                back_mass(readings[i]) > 0.5 for i in group.tile_indices):
-            face = next((m["tiles"][0] for m in best.hand["melds"] if m["concealed"]
-                         and best.codes.get(group.tile_indices[0]) == BACK), "?")
-            warnings.append(f"a concealed kong shows four backs: its face cannot be seen (scored as {face}, "
-                            "the first face the other tiles allow); turn two of its tiles up")
     return warnings
 
 

@@ -42,6 +42,7 @@ from vision.confidence import (
 )
 from vision.decode import HandReading, LegalReading, decode_hand
 from vision.geometry import face_frame, intersection_area, merged_detection, outline_containment, outline_iou
+from vision.hidden_kong import choose_hidden_kong_faces, hidden_kong_melds, hidden_kong_warning
 from vision.imageio import ArraySource, PhotoSource
 from vision.layout import face_outline, layout_candidates, row_angle
 from vision.row_completion import SPARE_OVERLAP_IOU
@@ -278,11 +279,25 @@ class _ScoredHand:
     winning_alternatives: list[ScoredAlternative] | None = None
     unseen_alternatives: list[ScoredAlternative] | None = None
     warning: str | None = None
+    kong_alternatives: list[ScoredAlternative] | None = None
+    kong_warning: str | None = None
 
 
 def _score_decoded(decoded: HandReading, ctx: dict[str, Any], rules: Any, table: Any) -> _ScoredHand:
     """Score the decoded hand; a tile the photo leaves to guess (unseen, or the winning tile not shown)
-    is scored for every choice, since the report must say what the guess is worth."""
+    is scored for every choice, since the report must say what the guess is worth, and so is every
+    face a concealed kong of four backs may hide (``vision.hidden_kong``)."""
+    scored = _score_guesses(decoded, ctx, rules, table)
+    hidden = hidden_kong_melds(decoded.best)
+    if hidden:
+        hand, report, alternatives = choose_hidden_kong_faces(scored.hand, hidden, ctx, rules, table)
+        scored = replace(scored, hand=hand, report=report, kong_alternatives=alternatives,
+                         kong_warning=hidden_kong_warning(hand, hidden, alternatives))
+    return scored
+
+
+def _score_guesses(decoded: HandReading, ctx: dict[str, Any], rules: Any, table: Any) -> _ScoredHand:
+    """The decoded hand scored, with an unseen tile or a winning tile not shown chosen (lowest total)."""
     if decoded.unseen is not None:
         reported, report, alternatives, warning = choose_unseen_tile(decoded, ctx, rules, table)
         return _ScoredHand(dict(reported.hand), report, reported, unseen_alternatives=alternatives,
@@ -397,9 +412,10 @@ def _read_hand(readings: list[TileReading], image: str, rules: Any, table: Any, 
     flowers_left_out = maybe_flowers(readings, layout)
     result.report = build_report(readings, decoded, scored.report.total, ctx, rules, table,
                                  scored.winning_alternatives, scored.unseen_alternatives, scored.reported,
-                                 set_aside=len(layout.set_aside), maybe_flowers=len(flowers_left_out))
+                                 set_aside=len(layout.set_aside), maybe_flowers=len(flowers_left_out),
+                                 kong_alternatives=scored.kong_alternatives)
     result.timings["score"] = time.perf_counter() - started - result.timings["decode"]
-    result.warnings = list(decoded.warnings) + ([scored.warning] if scored.warning else [])
+    result.warnings = list(decoded.warnings) + [w for w in (scored.warning, scored.kong_warning) if w]
     if not result.report.score_stable:
         totals = sorted({a.total for a in result.report.alternatives
                          if a.total is not None and a.total != scored.report.total})

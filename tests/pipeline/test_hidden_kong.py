@@ -1,0 +1,69 @@
+"""A concealed kong of four backs: every face it may hide is scored, the lowest total reported, and
+the other totals listed with their faces (real scorer, readings made from known hands)."""
+
+from __future__ import annotations
+
+from hand_scenes import lay_out
+
+from scoring import hand_from_json, score_hand
+from vision.hidden_kong import choose_hidden_kong_faces, hidden_kong_melds, possible_faces
+from vision.pipeline import read_readings
+
+# 5z (white dragon) and 2z are in the hand already, so the kong can hide neither.
+CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
+MELDS = [("pung", ["5z", "5z", "5z"], False), ("kong", ["9p"] * 4, True)]
+CONTEXT = {"self_drawn": False, "seat_wind": "3z", "round_wind": "1z", "dealer": False}
+
+
+def _hand(face: str) -> dict:
+    return {"concealed": sorted(CONCEALED + ["3m"]), "winning_tile": "3m", "flowers": [],
+            "melds": [{"kind": "pung", "tiles": ["5z"] * 3, "concealed": False},
+                      {"kind": "kong", "tiles": [face] * 4, "concealed": True}]}
+
+
+def _total(face: str) -> int:
+    return score_hand(hand_from_json({**_hand(face), "context": CONTEXT}), rules="taiwan").total
+
+
+def _position(hand: dict) -> int:
+    return next(n for n, meld in enumerate(hand["melds"]) if meld["concealed"])
+
+
+def test_a_kong_hides_only_faces_seen_nowhere_else_in_the_hand():
+    faces = possible_faces(_hand("9p"), 1)
+    seen = {"1m", "2m", "3m", "4p", "6s", "7s", "8s", "2z", "5z"}
+    assert not seen & set(faces)
+    assert {"9p", "6z", "7z", "1z", "3z"} <= set(faces) and len(faces) == 34 - len(seen)
+
+
+def test_the_lowest_total_is_scored_and_each_other_total_named_with_its_faces():
+    hand, report, alternatives = choose_hidden_kong_faces(_hand("9p"), [1], CONTEXT, "taiwan", None)
+    face = hand["melds"][1]["tiles"][0]
+    totals = {f: _total(f) for f in possible_faces(_hand("9p"), 1)}
+    assert report.total == min(totals.values()) == totals[face]
+    # A dragon kong is also a dragon pung, a seat (West) or round (East) wind kong a wind pung.
+    assert totals["6z"] > totals["9p"] and totals["1z"] > totals["9p"] and totals["3z"] > totals["9p"]
+    named = {a.total: a.description for a in alternatives}
+    assert set(named) == set(totals.values()) - {report.total}
+    assert "6z" in named[totals["6z"]] and "7z" in named[totals["6z"]]
+    for alternative in alternatives:
+        assert alternative.hand["melds"][1]["tiles"][0] in alternative.description
+
+
+def test_the_photo_pipeline_reports_the_kongs_faces_and_calls_the_score_unsure():
+    scene = lay_out(CONCEALED, MELDS, [], "3m", kong_backs="all")
+    result = read_readings(scene.readings(angle_degrees=20), context=CONTEXT)
+    assert hidden_kong_melds(result.decoded.best) == [_position(result.hand)]
+    warning = next(w for w in result.warnings if "four backs" in w)
+    assert "6z" in warning and "would total" in warning
+    assert not result.report.score_stable
+    kong_totals = {a.total for a in result.report.alternatives if "four backs" in a.description}
+    assert kong_totals and all(total > result.score.total for total in kong_totals)
+
+
+def test_a_kong_with_a_face_up_is_scored_as_seen():
+    scene = lay_out(CONCEALED, MELDS, [], "3m", kong_backs="outer")
+    result = read_readings(scene.readings(angle_degrees=20), context=CONTEXT)
+    assert hidden_kong_melds(result.decoded.best) == []
+    assert not any("four backs" in w for w in result.warnings)
+    assert result.hand["melds"][_position(result.hand)]["tiles"] == ["9p"] * 4

@@ -1,0 +1,90 @@
+"""A concealed kong lying as four backs: score every face it could hide.
+
+Why: no photo shows such a kong's face, yet the face can change the total (a dragon kong is also a
+dragon pung, a seat-wind kong a wind pung, a face can make or break a one-suit hand). The decoder
+takes any face the rest of the hand allows. As with a winning tile the photo does not show
+(``vision.confidence.choose_winning_tile``), the lowest valid total over the faces is reported, so
+nobody is overpaid on a guess, and each other total is listed with the faces that give it: a
+player who knows the face reads off the right score, or turns two tiles up and photographs again.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from scoring.tiles import BACK, SET_TILE_CODES
+from vision.confidence import ScoredAlternative, lowest_first, score_reading
+from vision.decode import LegalReading
+from vision.types import GroupRole
+
+
+def hidden_kong_melds(reading: LegalReading) -> list[int]:
+    """Positions in ``reading.hand["melds"]`` of the concealed kongs whose four tiles all read as backs.
+
+    The decoder writes one concealed meld per concealed-kong group, in the groups' order."""
+    kongs = [g for g in reading.groups if g.role is GroupRole.CONCEALED_KONG]
+    concealed = [n for n, meld in enumerate(reading.hand["melds"]) if meld["concealed"]]
+    return [position for group, position in zip(kongs, concealed, strict=True)
+            if all(code == BACK for code in group.codes)]
+
+
+def possible_faces(hand: dict[str, Any], position: int) -> list[str]:
+    """The faces the kong at ``position`` can hide: a kong holds all four copies of its face, so any
+    face not seen elsewhere in the hand (standing tiles and other sets)."""
+    seen = Counter(hand["concealed"])
+    for number, meld in enumerate(hand["melds"]):
+        if number != position:
+            seen.update(meld["tiles"])
+    return [code for code in SET_TILE_CODES if not seen[code]]
+
+
+def _with_face(hand: dict[str, Any], position: int, face: str) -> dict[str, Any]:
+    melds = [dict(meld) for meld in hand["melds"]]
+    melds[position] = {**melds[position], "tiles": [face] * 4}
+    return {**hand, "melds": melds}
+
+
+def _faces_text(faces: list[str]) -> str:
+    return faces[0] if len(faces) == 1 else ", ".join(faces[:-1]) + " or " + faces[-1]
+
+
+def choose_hidden_kong_faces(hand: dict[str, Any], positions: list[int], context: dict[str, Any],
+                             rules: Any, table: Any) -> tuple[dict[str, Any], Any, list[ScoredAlternative]]:
+    """``hand`` with each hidden kong (``positions``, from :func:`hidden_kong_melds`) given the face of
+    the lowest valid total, its score report, and one alternative per other total (its faces named).
+
+    Several hidden kongs are chosen one after the other, each with the others as already chosen."""
+    alternatives: list[ScoredAlternative] = []
+    report = score_reading(hand, context, rules, table)
+    for position in positions:
+        scored = [(face, score_reading(_with_face(hand, position, face), context, rules, table))
+                  for face in possible_faces(hand, position)]
+        if not scored:
+            continue
+        ranked = lowest_first(scored)
+        chosen, report = ranked[0]
+        hand = _with_face(hand, position, chosen)
+        by_total: dict[Any, list[str]] = {}
+        for face, other in ranked[1:]:
+            if other.total != report.total:
+                by_total.setdefault(other.total, []).append(face)
+        for total, faces in by_total.items():
+            alternatives.append(ScoredAlternative(
+                f"the concealed kong of four backs is {_faces_text(faces)}", None, total, True,
+                _with_face(hand, position, faces[0])))
+    return hand, report, alternatives
+
+
+def hidden_kong_warning(hand: dict[str, Any], positions: list[int], alternatives: list[ScoredAlternative]
+                        ) -> str:
+    """What the player is told: which face was scored, and that the others may total otherwise."""
+    faces = ", ".join(hand["melds"][p]["tiles"][0] for p in positions)
+    many = len(positions) > 1
+    told = (f"{'concealed kongs show' if many else 'a concealed kong shows'} four backs: "
+            f"{'their faces' if many else 'its face'} cannot be seen (scored as {faces}, "
+            "the lowest total of the faces it may hide")
+    if alternatives:
+        told += "; " + "; ".join(f"{a.description.removeprefix('the concealed kong of four backs is ')} "
+                                 f"would total {a.total}" for a in alternatives)
+    return told + "); turn two of its tiles up"
