@@ -521,8 +521,7 @@ def _changes(readings: list[TileReading], layout: Layout, best: LegalReading) ->
 _NO_WINNER_SHOWN = "the photo does not show which tile won"
 
 
-def _warnings(readings: list[TileReading], layout: Layout, best: LegalReading,
-              changes: list[TileChange]) -> list[str]:
+def _warnings(layout: Layout, best: LegalReading, changes: list[TileChange]) -> list[str]:
     """The layout's warnings and the decoder's own. The layout's "every possible winning tile is
     considered" is dropped when the unseen tile is taken as the winning tile (it no longer holds;
     the pipeline says what the unseen tile was read as). A concealed kong of four backs is told of
@@ -567,5 +566,5 @@ def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwa
         unseen_tile = UnseenTile(winning=layout.winning_index is None, completions=(best, *found.completions))
     return HandReading(best=best, changes=changes, alternatives=found.alternatives,
                        confidence=min(1.0, confidence), winning_index=layout.winning_index,
-                       normaliser=normaliser, warnings=_warnings(readings, layout, best, changes),
+                       normaliser=normaliser, warnings=_warnings(layout, best, changes),
                        unseen=unseen_tile)

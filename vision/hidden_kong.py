@@ -18,6 +18,9 @@ from vision.confidence import ScoredAlternative, lowest_first, score_reading
 from vision.decode import LegalReading
 from vision.types import GroupRole
 
+#: How an alternative names a hidden kong's faces (its description starts so; the warning quotes the rest).
+KONG_FACES = "the concealed kong of four backs is "
+
 
 def hidden_kong_melds(reading: LegalReading) -> list[int]:
     """Positions in ``reading.hand["melds"]`` of the concealed kongs whose four tiles all read as backs.
@@ -56,7 +59,7 @@ def choose_hidden_kong_faces(hand: dict[str, Any], positions: list[int], context
 
     Several hidden kongs are chosen one after the other, each with the others as already chosen."""
     alternatives: list[ScoredAlternative] = []
-    report = score_reading(hand, context, rules, table)
+    report = None
     for position in positions:
         scored = [(face, score_reading(_with_face(hand, position, face), context, rules, table))
                   for face in possible_faces(hand, position)]
@@ -65,14 +68,17 @@ def choose_hidden_kong_faces(hand: dict[str, Any], positions: list[int], context
         ranked = lowest_first(scored)
         chosen, report = ranked[0]
         hand = _with_face(hand, position, chosen)
-        by_total: dict[Any, list[str]] = {}
+        by_total: dict[Any, list[tuple[str, Any]]] = {}
         for face, other in ranked[1:]:
             if other.total != report.total:
-                by_total.setdefault(other.total, []).append(face)
-        for total, faces in by_total.items():
-            alternatives.append(ScoredAlternative(
-                f"the concealed kong of four backs is {_faces_text(faces)}", None, total, True,
-                _with_face(hand, position, faces[0])))
+                by_total.setdefault(other.total, []).append((face, other))
+        for total, scored_faces in by_total.items():
+            faces = [face for face, _ in scored_faces]
+            alternatives.append(ScoredAlternative(f"{KONG_FACES}{_faces_text(faces)}", None, total,
+                                                  bool(scored_faces[0][1].valid),
+                                                  _with_face(hand, position, faces[0])))
+    if report is None:  # no kong had a face left to hide (the hand holds a copy of every face)
+        report = score_reading(hand, context, rules, table)
     return hand, report, alternatives
 
 
@@ -85,6 +91,6 @@ def hidden_kong_warning(hand: dict[str, Any], positions: list[int], alternatives
             f"{'their faces' if many else 'its face'} cannot be seen (scored as {faces}, "
             "the lowest total of the faces it may hide")
     if alternatives:
-        told += "; " + "; ".join(f"{a.description.removeprefix('the concealed kong of four backs is ')} "
-                                 f"would total {a.total}" for a in alternatives)
+        told += "; " + "; ".join(f"{a.description.removeprefix(KONG_FACES)} would total {a.total}"
+                                 for a in alternatives)
     return told + "); turn two of its tiles up"
