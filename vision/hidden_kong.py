@@ -86,11 +86,12 @@ def hidden_kong_warning(hand: dict[str, Any], positions: list[int], alternatives
                         ) -> str:
     """What the player is told: which face was scored, and that the others may total otherwise."""
     faces = ", ".join(hand["melds"][p]["tiles"][0] for p in positions)
-    many = len(positions) > 1
-    told = (f"{'concealed kongs show' if many else 'a concealed kong shows'} four backs: "
-            f"{'their faces' if many else 'its face'} cannot be seen (scored as {faces}, "
-            "the lowest total of the faces it may hide")
+    one = len(positions) == 1
+    its = "its" if one else "their"
+    told = (f"{'a concealed kong shows' if one else 'concealed kongs show'} four backs: "
+            f"{its} {'face' if one else 'faces'} cannot be seen (scored as {faces}, "
+            f"the lowest total of the faces {'it' if one else 'they'} may hide")
     if alternatives:
         told += "; " + "; ".join(f"{a.description.removeprefix(KONG_FACES)} would total {a.total}"
                                  for a in alternatives)
-    return told + "); turn two of its tiles up"
+    return told + f"); turn two of {its} tiles up"
