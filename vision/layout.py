@@ -551,9 +551,9 @@ def _winning_tile(concealed: list[_Tile], frame: _Frame, others: list[list[_Tile
     if len(sideways) == 1:
         return sideways[0], None
     if len(sideways) > 1:
-        warnings.append(f"{len(sideways)} sideways tiles in the concealed row; the last one is taken as "
-                        "the winning tile")
-        return sideways[-1], None
+        warnings.append(f"{len(sideways)} sideways tiles in the concealed row; the one lying most across "
+                        "the row is taken as the winning tile")
+        return max(sideways, key=lambda t: t.along / max(t.across, 1e-6)), None
     lying = _lying_beside(frame, others)
     if lying is not None:
         return lying[0], lying

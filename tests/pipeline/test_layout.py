@@ -83,6 +83,22 @@ def test_two_slanted_tiles_in_the_row_name_no_winning_tile():
     assert layout.winning_index is None
 
 
+@pytest.mark.parametrize("angle", [25, 205])
+@pytest.mark.parametrize("flagged", [0, 9])
+def test_of_two_tiles_flagged_sideways_the_one_lying_across_the_row_wins(flagged, angle):
+    """The detector sometimes flags an upright row tile sideways too (render 900088's last 8s, its
+    outline a little turned): the tile whose outline lies across the row is the winning one,
+    wherever the wrongly flagged tile stands."""
+    scene = lay_out(CONCEALED, MELDS, [], "3m")
+    readings = scene.readings(angle_degrees=angle, jitter=1.0)
+    wrong = readings[flagged]
+    assert not wrong.detection.rotated and flagged != scene.winning_position
+    readings[flagged] = TileReading(replace(wrong.detection, rotated=True), wrong.candidates)
+    layout = layout_tiles(readings)
+    assert layout.winning_index == scene.winning_position
+    assert any("2 sideways tiles" in w for w in layout.warnings)
+
+
 def _outlined_small(readings: list[TileReading], index: int, along: float, across: float,
                     sideways: bool) -> list[TileReading]:
     """Tile ``index``'s outline shrunk about its centre (by ``along`` the row, ``across`` it), and
