@@ -20,6 +20,11 @@ fixed probability): it isolates layout + decoding from the models; ``--boxes-onl
 labelled outlines, as a boxes-only detector (the one shipped before r6) would give.
 ``--true-codes`` keeps the detector's tiles but reads each as its label's code: between the two,
 it says how much the detector loses and how much the classifier does.
+
+Each hand not read exactly is given a cause (``vision.evaluation.hand_failures``: tiles hidden, a
+concealed kong's face, a tile not found, a flower misread, the winning tile misread, another tile
+misread, layout or decoding); the report counts them (``failure_causes``) and ``--per-hand`` names
+each hand's cause and wrong tiles.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import numpy as np
 
 from scoring.errors import InputError
 from vision.dataset.manifest import UNKNOWN_CODE
+from vision.evaluation.hand_failures import CAUSES, failure_cause, wrong_tiles
 from vision.geometry import box_iou
 from vision.types import Detection, TileReading
 
@@ -60,6 +66,9 @@ class HandOutcome:
     # (``score_stable``: no plausible reading, winning tile or hidden tile changes the total).
     answered: bool = False
     called_sure: bool = False
+    # Why a hand was not read exactly (``vision.evaluation.hand_failures``), and its tiles read wrong.
+    cause: str | None = None
+    wrong: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -82,6 +91,7 @@ class HandsReport:
         answered = [o for o in hands if o.answered]
         sure = [o for o in answered if o.called_sure]
         errors = Counter((o.error or "").split(":")[0].split(" (")[0] for o in outcomes if o.error)
+        causes = Counter(o.cause for o in hands if o.cause is not None)
         return {
             "name": self.name,
             "images": len(outcomes),
@@ -101,6 +111,7 @@ class HandsReport:
             "tiles": tiles,
             "failed_images": sum(1 for o in outcomes if o.error),
             "errors": dict(errors.most_common(8)),
+            "failure_causes": {cause: causes[cause] for cause in CAUSES if causes[cause]},
             "median_seconds": round(float(np.median([o.seconds for o in outcomes])), 3) if outcomes else None,
         }
 
@@ -236,10 +247,13 @@ def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracl
         exact = same_hand(result.hand, truth)
         exact_visible = same_hand(result.hand, truth, hide_concealed_faces=True)
         agrees = result.score is not None and result.score.total == _truth_total(truth, rules)
+    readable = is_readable(record)
+    cause = failure_cause(record, codes, matches, exact=exact, exact_visible=exact_visible, readable=readable)
     return HandOutcome(image=image, exact=exact, exact_visible=exact_visible, score_agrees=agrees,
                        tiles=len(labelled), tiles_correct=correct, error=error, seconds=seconds,
-                       has_hand=truth is not None, readable=is_readable(record),
-                       answered=answered, called_sure=called_sure)
+                       has_hand=truth is not None, readable=readable,
+                       answered=answered, called_sure=called_sure, cause=cause,
+                       wrong=wrong_tiles(record, codes, matches) if cause is not None else [])
 
 
 def judged_tiles(record: Any) -> list[int]:
@@ -323,7 +337,8 @@ def per_hand(reports: list[HandsReport]) -> dict[str, dict[str, dict[str, Any]]]
                                                 "score_agrees": o.score_agrees, "answered": o.answered,
                                                 "called_sure": o.called_sure,
                                                 "tiles_correct": o.tiles_correct, "tiles": o.tiles,
-                                                "readable": o.readable, "error": o.error}
+                                                "readable": o.readable, "error": o.error,
+                                                "cause": o.cause, "wrong": o.wrong}
                           for o in report.outcomes}
             for report in reports}
 
@@ -394,7 +409,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--per-hand", type=Path,
                         help="also write each image's outcome (exact, right total, answered, called sure, "
-                             "tiles, error) to this JSON file")
+                             "tiles, error, and for a hand not read exactly its cause and wrong tiles) to "
+                             "this JSON file")
     parser.add_argument("--compare", type=Path,
                         help="a --per-hand file of an earlier run: list the hands (and right totals) gained "
                              "and lost since")

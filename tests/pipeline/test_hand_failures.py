@@ -1,0 +1,82 @@
+"""Each hand not read exactly gets one cause and its wrong tiles listed (vision.evaluation.hand_failures)."""
+
+from __future__ import annotations
+
+import pytest
+
+from vision.dataset.manifest import ManifestRecord, TileLabel
+from vision.evaluation.hand_failures import (
+    FLOWER_MISREAD,
+    HIDDEN,
+    KONG_FACE,
+    LAYOUT,
+    NOT_FOUND,
+    TILE_MISREAD,
+    WINNING_MISREAD,
+    failure_cause,
+    wrong_tiles,
+)
+from vision.evaluation.hands import HandOutcome, HandsReport
+
+# A hand's labelled tiles: two standing, the winning tile, a flower, and a discard beside the hand.
+TILES = [("2m", "concealed"), ("3m", "concealed"), ("4m", "winning"), ("5f", "flower"), ("9p", "distractor")]
+TRUTH = ["2m", "3m", "4m", "5f", "9p"]
+
+
+def _record(visible: float = 1.0) -> ManifestRecord:
+    tiles = [TileLabel(code=code, box=(10.0 * i, 0.0, 10.0 * i + 8, 12.0), role=role,
+                       extra={"visible": visible if i == 0 else 1.0})
+             for i, (code, role) in enumerate(TILES)]
+    return ManifestRecord(image="h.jpg", width=100, height=20, tiles=tiles, hand={"concealed": []})
+
+
+def _cause(codes: list[str], matches: dict[int, int] | None = None, *, record: ManifestRecord | None = None,
+           exact: bool = False, exact_visible: bool = False, readable: bool = True) -> str | None:
+    matches = {i: i for i in range(len(codes))} if matches is None else matches
+    return failure_cause(record or _record(), codes, matches, exact=exact, exact_visible=exact_visible,
+                         readable=readable)
+
+
+@pytest.mark.parametrize(("codes", "cause"), [
+    (["2m", "3m", "4m", "6f", "9p"], FLOWER_MISREAD),
+    (["2m", "3m", "4p", "6f", "9p"], WINNING_MISREAD),
+    (["2s", "3m", "4m", "5f", "9p"], TILE_MISREAD),
+    (["2m", "3m", "4m", "5f", "1z"], LAYOUT),  # a discard read wrong does not make the hand wrong
+])
+def test_the_first_stage_that_went_wrong_is_the_cause(codes, cause):
+    assert _cause(codes) == cause
+
+
+def test_a_hand_read_exactly_or_a_photo_without_a_hand_has_no_cause():
+    assert _cause(["2s", "3m", "4m", "5f", "9p"], exact=True) is None
+    record = _record()
+    record.hand = None
+    assert _cause(TRUTH, record=record) is None
+
+
+def test_hidden_tiles_and_a_kong_face_come_before_what_the_models_did():
+    assert _cause(["2s", "3m", "4m", "5f", "9p"], readable=False) == HIDDEN
+    assert _cause(TRUTH, exact_visible=True) == KONG_FACE
+
+
+def test_a_visible_tile_not_found_outranks_misreads_but_a_hidden_one_is_not_counted():
+    matches = {1: 1, 2: 2, 3: 3, 4: 4}
+    assert _cause(["?", "3m", "4p", "5f", "9p"], matches) == NOT_FOUND
+    hidden_first = _record(visible=0.3)
+    assert _cause(["?", "3m", "4p", "5f", "9p"], matches, record=hidden_first) == WINNING_MISREAD
+
+
+def test_wrong_tiles_name_the_truth_the_role_and_the_reading():
+    record = _record()
+    assert wrong_tiles(record, ["?", "3m", "4p", "5f", "1z"], {1: 1, 2: 2, 3: 3, 4: 4}) == [
+        "2m (concealed) -> not found", "4m (winning) -> 4p"]
+    assert wrong_tiles(record, TRUTH, {i: i for i in range(5)}) == []
+
+
+def test_the_report_counts_causes_in_their_order():
+    outcomes = [HandOutcome(image=f"{i}.jpg", exact=cause is None, exact_visible=False, score_agrees=False,
+                            tiles=1, tiles_correct=1, cause=cause)
+                for i, cause in enumerate([TILE_MISREAD, None, FLOWER_MISREAD, TILE_MISREAD, HIDDEN])]
+    causes = HandsReport(name="m", outcomes=outcomes).to_json()["failure_causes"]
+    assert causes == {HIDDEN: 1, FLOWER_MISREAD: 1, TILE_MISREAD: 2}
+    assert list(causes) == [HIDDEN, FLOWER_MISREAD, TILE_MISREAD]

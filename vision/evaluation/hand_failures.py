@@ -1,0 +1,72 @@
+"""Why a rendered hand was not read exactly: one cause per hand, and the tiles read wrong.
+
+Each session that worked on the hand rate began by writing a throw-away script to sort the failed
+hands by cause (twentieth and twenty-first sessions: half the readable failures were one flower
+read as another). ``scripts/evaluate.py hands`` now does it: each hand that is not read exactly
+gets the first cause of :data:`CAUSES` that applies, the report counts them, and ``--per-hand``
+lists each hand's cause and its wrong tiles (``"6f (flower) -> 4f"``, ``"4m (meld) -> not found"``),
+so where to work next is read off one run.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vision.dataset.manifest import UNKNOWN_CODE
+
+#: The causes, in the order they are tried: a hand the photo cannot show is that whatever else went
+#: wrong; a concealed kong's face cannot be seen by any reader; then the first stage that failed.
+HIDDEN = "tiles hidden"
+KONG_FACE = "concealed-kong face"
+NOT_FOUND = "tile not found"
+FLOWER_MISREAD = "flower misread"
+WINNING_MISREAD = "winning tile misread"
+TILE_MISREAD = "tile misread"
+LAYOUT = "layout or decoding"
+CAUSES = (HIDDEN, KONG_FACE, NOT_FOUND, FLOWER_MISREAD, WINNING_MISREAD, TILE_MISREAD, LAYOUT)
+#: A hand tile at least this much visible counts as one the detector should have found.
+SEEN_VISIBLE = 0.5
+
+
+def wrong_tiles(record: Any, codes: list[str], matches: dict[int, int]) -> list[str]:
+    """The record's hand tiles (distractors and unknown faces aside) not found or read as another
+    code, as ``"<true code> (<role>) -> <read code or 'not found'>"``, in label order."""
+    out = []
+    for index, tile in enumerate(record.tiles):
+        if tile.role == "distractor" or tile.code == UNKNOWN_CODE:
+            continue
+        if index not in matches:
+            if _visible(tile) >= SEEN_VISIBLE:
+                out.append(f"{tile.code} ({tile.role}) -> not found")
+        elif codes[matches[index]] != tile.code:
+            out.append(f"{tile.code} ({tile.role}) -> {codes[matches[index]]}")
+    return out
+
+
+def failure_cause(record: Any, codes: list[str], matches: dict[int, int], *, exact: bool,
+                  exact_visible: bool, readable: bool) -> str | None:
+    """The first of :data:`CAUSES` that explains why the hand of ``record`` was not read exactly
+    (``codes``: the code read for each detection; ``matches``: label index -> detection index);
+    None for a hand read exactly or a record without a hand."""
+    if exact or record.hand is None:
+        return None
+    if not readable:
+        return HIDDEN
+    if exact_visible:
+        return KONG_FACE
+    judged = [(index, tile) for index, tile in enumerate(record.tiles)
+              if tile.role != "distractor" and tile.code != UNKNOWN_CODE]
+    if any(index not in matches and _visible(tile) >= SEEN_VISIBLE for index, tile in judged):
+        return NOT_FOUND
+    misread = [tile for index, tile in judged if index in matches and codes[matches[index]] != tile.code]
+    if misread and all(tile.role == "flower" for tile in misread):
+        return FLOWER_MISREAD
+    if any(tile.role == "winning" for tile in misread):
+        return WINNING_MISREAD
+    if misread:
+        return TILE_MISREAD
+    return LAYOUT
+
+
+def _visible(tile: Any) -> float:
+    return float(tile.extra.get("visible", 1.0))
