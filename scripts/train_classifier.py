@@ -56,6 +56,9 @@ def main(argv: list[str]) -> int:
                         help="share of the training views with one rectangle of the face covered, as "
                              "a finger, glare or a pasted square hides it "
                              f"(default {defaults.occlusion_share})")
+    parser.add_argument("--varied-flower-numbers", action="store_true",
+                        help="procedural flowers print their number in varied glyphs, sizes and places "
+                             "(Chinese numerals among them), not one plain corner digit")
     parser.add_argument("--flower-model", action="store_true",
                         help="train the flower model (flowers.onnx), on every crop set and, unless "
                              f"given, --procedural-flower-share {FLOWER_MODEL_SHARE}")
@@ -78,6 +81,7 @@ def main(argv: list[str]) -> int:
                          include_table_photos=not args.no_table_photos, synth_scenes=args.synth_scenes,
                          input_height=args.input_height, procedural_flower_share=share,
                          outline_turn_degrees=args.outline_turn, occlusion_share=args.occlude,
+                         varied_flower_numbers=args.varied_flower_numbers,
                          exclude_crop_sets=() if all_sets else defaults.exclude_crop_sets)
     try:
         size = config.input_size

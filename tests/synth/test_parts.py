@@ -11,7 +11,13 @@ from vision.dataset.crops import VALIDATION_SETS
 from vision.synth.bodies import Body, tile_axes
 from vision.synth.camera import distort_image, distort_points, orbit_camera
 from vision.synth.faces import FACE_SIZE, face_styles, fill_missing
-from vision.synth.procedural import SetLook, available_fonts, draw_face, procedural_style
+from vision.synth.procedural import (
+    SetLook,
+    available_fonts,
+    draw_face,
+    draw_flower_number,
+    procedural_style,
+)
 
 
 def test_procedural_sets_draw_all_42_distinct_faces() -> None:
@@ -42,6 +48,27 @@ def test_procedural_flower_pictures_do_not_tell_the_faces_apart() -> None:
         ink = np.abs(top - np.median(top, axis=(0, 1))).sum(axis=2) > 60
         sides.add(bool(ink[:, : FACE_SIZE[0] // 2].sum() > ink[:, FACE_SIZE[0] // 2:].sum()))
     assert sides == {True, False}
+
+
+def test_varied_flower_numbers_keep_the_picture_and_vary_in_size_and_glyph() -> None:
+    """The flower model's varied numbers (``--varied-flower-numbers``) still leave the picture alone,
+    sit on the side asked for in the top third, and differ in height from face to face."""
+    look = SetLook(np.random.default_rng(5))
+    plum, spring = (draw_face(code, look, np.random.default_rng(11), varied_numbers=True)
+                    for code in ("1f", "5f"))
+    lower = FACE_SIZE[1] // 2
+    assert np.array_equal(plum[lower:], spring[lower:])
+    heights = set()
+    for seed in range(16):
+        for left in (True, False):
+            canvas = np.full((256, 192, 3), 240, np.uint8)
+            out = draw_flower_number(canvas, 1 + seed % 4, (30, 30, 200), left, np.random.default_rng(seed))
+            rows, columns = np.nonzero(np.abs(out.astype(int) - 240).sum(axis=2) > 60)
+            assert len(rows), "a number was drawn"
+            assert rows.max() < 256 * 0.36
+            assert (columns.mean() < 96) == left
+            heights.add(int(rows.max() - rows.min()) // 4)
+    assert len(heights) >= 4, heights
 
 
 def test_a_procedural_flower_can_show_a_given_picture_under_its_own_name_and_number() -> None:

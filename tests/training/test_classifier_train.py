@@ -189,6 +189,19 @@ def test_procedural_flowers_show_the_picture_of_a_real_flower_tile() -> None:
         assert np.abs(middle - (0, 200, 0)).max() < 40
 
 
+def test_varied_flower_numbers_change_the_drawn_flowers_only_when_asked() -> None:
+    """Off by default (the shipped members' recipes draw the same faces); on, the same draws print
+    their numbers otherwise."""
+    real = [Sample(np.full((STORE.height, STORE.width, 3), 10, np.uint8), CLASS_INDEX["8f"], "real-crop")]
+    options = ({}, {"varied_flower_numbers": False}, {"varied_flower_numbers": True})
+    plain, default, varied = (AugmentedCrops(real, seed=8, procedural_flower_share=1.0, **option)
+                              for option in options)
+    assert not plain.varied_flower_numbers
+    draws = [[stream._source(CLASS_INDEX["8f"]) for _ in range(6)] for stream in (plain, default, varied)]
+    assert all(np.array_equal(a, b) for a, b in zip(draws[0], draws[1], strict=True))
+    assert not all(np.array_equal(a, b) for a, b in zip(draws[0], draws[2], strict=True))
+
+
 def _stroke_angle(view: np.ndarray) -> float:
     """The angle (degrees from vertical) of the dark stroke in a view, from its pixels' moments."""
     grey = view.astype(np.float32).mean(axis=2)

@@ -100,19 +100,22 @@ def procedural_style(rng: np.random.Generator, name: str) -> FaceStyle:
     return loaded_style(name, "train", faces, look.ivory)
 
 
-def random_face(code: str, rng: np.random.Generator, picture: np.ndarray | None = None) -> np.ndarray:
+def random_face(code: str, rng: np.random.Generator, picture: np.ndarray | None = None,
+                varied_numbers: bool = False) -> np.ndarray:
     """``code`` drawn in a fresh random set's look (training data that never repeats a set).
 
-    ``picture`` (BGR, flowers and seasons only) replaces the painted plant: see :func:`draw_face`.
+    ``picture`` (BGR, flowers and seasons only) replaces the painted plant, ``varied_numbers`` prints
+    a flower's number in varied glyphs and places: see :func:`draw_face`.
     """
-    return draw_face(code, SetLook(rng), rng, picture)
+    return draw_face(code, SetLook(rng), rng, picture, varied_numbers)
 
 
 def draw_face(code: str, look: SetLook, rng: np.random.Generator,
-              picture: np.ndarray | None = None) -> np.ndarray:
+              picture: np.ndarray | None = None, varied_numbers: bool = False) -> np.ndarray:
     """One face of a set with ``look``. A flower or season shows ``picture`` where given (the
     picture part of a real flower tile, of any face), else a painted plant; its name and number
-    are drawn above it either way."""
+    are drawn above it either way: the number in one plain glyph in the top corner, or, with
+    ``varied_numbers``, as :func:`draw_flower_number` prints it."""
     w, h = FACE_SIZE[0] * _SCALE, FACE_SIZE[1] * _SCALE
     canvas = np.empty((h, w, 3), np.uint8)
     canvas[:] = look.ivory
@@ -148,7 +151,11 @@ def draw_face(code: str, look: SetLook, rng: np.random.Generator,
         canvas = _draw_index(canvas, _HONOUR_INDEX[code], look.index_colour)
     if suit == "f":
         number_colour = look.red if rng.random() < 0.6 else (look.black, look.blue)[int(rng.integers(0, 2))]
-        canvas = _draw_index(canvas, str((rank - 1) % 4 + 1), number_colour, left=number_left)
+        number = (rank - 1) % 4 + 1
+        if varied_numbers:
+            canvas = draw_flower_number(canvas, number, number_colour, number_left, rng)
+        else:
+            canvas = _draw_index(canvas, str(number), number_colour, left=number_left)
     return cv2.resize(canvas, FACE_SIZE, interpolation=cv2.INTER_AREA)
 
 
@@ -177,6 +184,44 @@ def _draw_index(canvas: np.ndarray, text: str, colour: tuple[int, int, int],
     x = int(w * 0.06) if left else int(w * 0.94) - tw
     cv2.putText(canvas, text, (x, int(h * 0.04) + th), cv2.FONT_HERSHEY_DUPLEX, scale, colour, 2 * _SCALE,
                 cv2.LINE_AA)
+    return canvas
+
+
+#: OpenCV's stroke fonts a varied flower number may be drawn in (besides the TrueType fonts).
+_STROKE_FONTS = (cv2.FONT_HERSHEY_SIMPLEX, cv2.FONT_HERSHEY_DUPLEX, cv2.FONT_HERSHEY_COMPLEX,
+                 cv2.FONT_HERSHEY_TRIPLEX)
+#: Share of varied flower numbers printed as a Chinese numeral (一..四), as some sets print them.
+CHINESE_NUMBER_SHARE = 0.25
+
+
+def draw_flower_number(canvas: np.ndarray, number: int, colour: tuple[int, int, int], left: bool,
+                        rng: np.random.Generator) -> np.ndarray:
+    """A flower's number as real sets print it: an Arabic digit in a stroke or TrueType font, or a
+    Chinese numeral, of any weight, 12-21% of the face high, in the top corner or lower beside the
+    name. The two held-out sets that print it small in a corner (set-297's and set-183's 1 read as 4)
+    were the flower model's commonest misreads with the single plain glyph of :func:`_draw_index`."""
+    h, w = canvas.shape[:2]
+    height = h * float(rng.uniform(0.12, 0.21))
+    top = h * float(rng.uniform(0.02, 0.12))
+    margin = w * float(rng.uniform(0.04, 0.12))
+    fonts = available_fonts()
+    chinese = fonts and rng.random() < CHINESE_NUMBER_SHARE
+    if chinese or (fonts and rng.random() < 0.5):
+        text = _NUMERALS[number - 1] if chinese else str(number)
+        image = Image.fromarray(canvas[:, :, ::-1])
+        draw = ImageDraw.Draw(image)
+        font = _font(fonts[int(rng.integers(0, len(fonts)))], max(8, int(height)))
+        left_px, top_px, right_px, bottom_px = draw.textbbox((0, 0), text, font=font)
+        x = margin - left_px if left else w - margin - right_px
+        draw.text((x, top - top_px), text, font=font, fill=(colour[2], colour[1], colour[0]))
+        return np.ascontiguousarray(np.asarray(image)[:, :, ::-1])
+    font = _STROKE_FONTS[int(rng.integers(0, len(_STROKE_FONTS)))]
+    thickness = int(rng.integers(1, 4)) * _SCALE
+    (text_w, text_h), _ = cv2.getTextSize(str(number), font, 1.0, thickness)
+    scale = height / max(text_h, 1)
+    text_w = int(text_w * scale)
+    x = int(margin) if left else int(w - margin) - text_w
+    cv2.putText(canvas, str(number), (x, int(top + height)), font, scale, colour, thickness, cv2.LINE_AA)
     return canvas
 
 

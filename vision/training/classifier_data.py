@@ -334,8 +334,10 @@ class AugmentedCrops:
 
     def __init__(self, samples: list[Sample], seed: int, synth_share: float = SYNTH_SHARE,
                  size: InputSize = DEFAULT_INPUT_SIZE, procedural_flower_share: float = 0.0,
-                 outline_turn_degrees: float = 0.0, occlusion_share: float = 0.0) -> None:
+                 outline_turn_degrees: float = 0.0, occlusion_share: float = 0.0,
+                 varied_flower_numbers: bool = False) -> None:
         self.samples = samples
+        self.varied_flower_numbers = varied_flower_numbers
         self.outline_turn_degrees = outline_turn_degrees
         self.occlusion_share = occlusion_share
         self.size = size
@@ -384,7 +386,9 @@ class AugmentedCrops:
         if label == self.back_label and (not stored or self.rng.random() < 0.8):
             return procedural_back(self.rng, self.size)
         if label in self.flower_labels and self.rng.random() < self.procedural_flower_share:
-            return _store(random_face(VISION_CODES[label], self.rng, self._flower_picture()), self.size)
+            face = random_face(VISION_CODES[label], self.rng, self._flower_picture(),
+                               varied_numbers=self.varied_flower_numbers)
+            return _store(face, self.size)
         if synth and (not stored or self.rng.random() < self.synth_share):
             return self.samples[synth[int(self.rng.integers(len(synth)))]].image
         # Real photos first: art is a minority so the model learns real sets, not clean drawings.
