@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import cv2
+import numpy as np
 import pytest
 
 from vision.dataset.manifest import ManifestRecord, TileLabel
+from vision.dataset.paths import REPO_ROOT
 from vision.evaluation.hand_failures import (
     FLOWER_MISREAD,
     HIDDEN,
@@ -14,6 +17,7 @@ from vision.evaluation.hand_failures import (
     TILE_MISREAD,
     WINNING_MISREAD,
     failure_cause,
+    misread_crops,
     wrong_tiles,
 )
 from vision.evaluation.hands import HandOutcome, HandsReport
@@ -21,6 +25,7 @@ from vision.evaluation.hands import HandOutcome, HandsReport
 # A hand's labelled tiles: two standing, the winning tile, a flower, and a discard beside the hand.
 TILES = [("2m", "concealed"), ("3m", "concealed"), ("4m", "winning"), ("5f", "flower"), ("9p", "distractor")]
 TRUTH = ["2m", "3m", "4m", "5f", "9p"]
+SAMPLES = REPO_ROOT / "datasets" / "samples" / "manifest.jsonl"
 
 
 def _record(visible: float = 1.0) -> ManifestRecord:
@@ -80,3 +85,26 @@ def test_the_report_counts_causes_in_their_order():
     causes = HandsReport(name="m", outcomes=outcomes).to_json()["failure_causes"]
     assert causes == {HIDDEN: 1, FLOWER_MISREAD: 1, TILE_MISREAD: 2}
     assert list(causes) == [HIDDEN, FLOWER_MISREAD, TILE_MISREAD]
+
+
+def test_misread_tiles_are_cut_from_the_photo_by_their_labelled_box(tmp_path):
+    image = np.full((20, 100, 3), 200, np.uint8)
+    image[0:12, 20:28] = (0, 0, 255)  # the winning tile's box, drawn red
+    path = tmp_path / "h.png"
+    cv2.imwrite(str(path), image)
+    crops = misread_crops(_record(), path, ["2m", "3m", "4p", "6f", "9p"], {i: i for i in range(5)})
+    assert [caption for _, caption in crops] == ["h\n4m>4p", "h\n5f>6f"]
+    winning = crops[0][0]
+    assert winning.shape == (12, 8, 3) and (winning == (0, 0, 255)).all()
+    assert misread_crops(_record(), tmp_path / "missing.png", ["2s"] * 5, {i: i for i in range(5)}) == []
+
+
+def test_the_sheet_option_writes_a_picture_even_with_nothing_misread(tmp_path, capsys):
+    from vision.evaluation.hands import main
+
+    sheet = tmp_path / "wrong.png"
+    arguments = ["--synth", str(SAMPLES), "--real", str(tmp_path / "none"), "--oracle", "--sheet", str(sheet)]
+    assert main(arguments) == 0
+    capsys.readouterr()
+    picture = cv2.imread(str(sheet))
+    assert picture is not None and picture.shape[0] > 20

@@ -5,12 +5,17 @@ hands by cause (twentieth and twenty-first sessions: half the readable failures 
 read as another). ``scripts/evaluate.py hands`` now does it: each hand that is not read exactly
 gets the first cause of :data:`CAUSES` that applies, the report counts them, and ``--per-hand``
 lists each hand's cause and its wrong tiles (``"6f (flower) -> 4f"``, ``"4m (meld) -> not found"``),
-so where to work next is read off one run.
+so where to work next is read off one run. ``--sheet FILE`` draws the misread tiles of the readable
+hands that failed side by side (:func:`misread_crops`), to be looked at, not counted.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+import cv2
+import numpy as np
 
 from vision.dataset.manifest import UNKNOWN_CODE
 
@@ -70,3 +75,25 @@ def failure_cause(record: Any, codes: list[str], matches: dict[int, int], *, exa
 
 def _visible(tile: Any) -> float:
     return float(tile.extra.get("visible", 1.0))
+
+
+def misread_crops(record: Any, image: Path, codes: list[str], matches: dict[int, int]
+                  ) -> list[tuple[np.ndarray, str]]:
+    """The record's hand tiles found but read as another code, each cut from ``image`` by its
+    labelled box, with a caption ``"<image>\n<true>><read>"``; none if the image cannot be read."""
+    picture = cv2.imread(str(image))
+    if picture is None:
+        return []
+    height, width = picture.shape[:2]
+    out = []
+    for index, tile in enumerate(record.tiles):
+        if tile.role == "distractor" or tile.code == UNKNOWN_CODE or index not in matches:
+            continue
+        read = codes[matches[index]]
+        if read == tile.code:
+            continue
+        x1, y1, x2, y2 = (int(round(v)) for v in tile.box)
+        x1, y1, x2, y2 = max(0, x1), max(0, y1), min(width, x2), min(height, y2)
+        if x2 - x1 >= 2 and y2 - y1 >= 2:
+            out.append((picture[y1:y2, x1:x2].copy(), f"{Path(image).stem}\n{tile.code}>{read}"))
+    return out

@@ -41,7 +41,7 @@ import numpy as np
 
 from scoring.errors import InputError
 from vision.dataset.manifest import UNKNOWN_CODE
-from vision.evaluation.hand_failures import CAUSES, failure_cause, wrong_tiles
+from vision.evaluation.hand_failures import CAUSES, failure_cause, misread_crops, wrong_tiles
 from vision.geometry import box_iou
 from vision.types import Detection, TileReading
 
@@ -204,8 +204,10 @@ def resolve_image(record: Any, base: Path) -> Path:
 
 
 def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracle: bool,
-                    boxes_only: bool = False, true_codes: bool = False) -> HandOutcome:
-    """Read one labelled image and compare with its labels (and its hand, if it has one)."""
+                    boxes_only: bool = False, true_codes: bool = False,
+                    sheet: list[tuple[np.ndarray, str]] | None = None) -> HandOutcome:
+    """Read one labelled image and compare with its labels (and its hand, if it has one). A readable
+    hand not read exactly adds its misread tiles to ``sheet`` when one is given."""
     from vision.imageio import PhotoSource
     from vision.pipeline import PhotoReadError, read_readings
 
@@ -249,6 +251,8 @@ def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracl
         agrees = result.score is not None and result.score.total == _truth_total(truth, rules)
     readable = is_readable(record)
     cause = failure_cause(record, codes, matches, exact=exact, exact_visible=exact_visible, readable=readable)
+    if sheet is not None and cause is not None and readable:
+        sheet.extend(misread_crops(record, Path(image), codes, matches))
     return HandOutcome(image=image, exact=exact, exact_visible=exact_visible, score_agrees=agrees,
                        tiles=len(labelled), tiles_correct=correct, error=error, seconds=seconds,
                        has_hand=truth is not None, readable=readable,
@@ -273,7 +277,8 @@ def is_readable(record: Any) -> bool:
 
 def evaluate_manifest(path: Path, *, pipeline: Any = None, rules: Any = "taiwan", oracle: bool = False,
                       boxes_only: bool = False, true_codes: bool = False,
-                      limit: int | None = None, split: str | None = None) -> HandsReport:
+                      limit: int | None = None, split: str | None = None,
+                      sheet: list[tuple[np.ndarray, str]] | None = None) -> HandsReport:
     """``split`` keeps only the photos of that split of the real table photos (``train`` / ``val``, by
     ``vision.evaluation.detection.table_photo_split``), e.g. the validation part of
     ``datasets/real-labels/table-photos.jsonl``, which the models never trained on."""
@@ -290,7 +295,7 @@ def evaluate_manifest(path: Path, *, pipeline: Any = None, rules: Any = "taiwan"
     report = HandsReport(name=f"{path}{mode}")
     for record in records:
         outcome = evaluate_record(record, path.parent, pipeline=pipeline, rules=rules, oracle=oracle,
-                                  boxes_only=boxes_only, true_codes=true_codes)
+                                  boxes_only=boxes_only, true_codes=true_codes, sheet=sheet)
         report.outcomes.append(outcome)
     return report
 
@@ -327,6 +332,8 @@ def render_heldout(out_dir: Path, count: int, seed: int, overhead: bool = False)
     return manifest
 
 
+#: At most this many misread tiles go on the ``--sheet`` picture.
+SHEET_LIMIT = 300
 #: Seeds for held-out renders: far from any training seed range (training starts at 0).
 HELDOUT_SEED = 900_000
 
@@ -411,6 +418,9 @@ def main(argv: list[str]) -> int:
                         help="also write each image's outcome (exact, right total, answered, called sure, "
                              "tiles, error, and for a hand not read exactly its cause and wrong tiles) to "
                              "this JSON file")
+    parser.add_argument("--sheet", type=Path,
+                        help="also draw the misread tiles of the readable hands not read exactly side by "
+                             f"side into this PNG (the first {SHEET_LIMIT})")
     parser.add_argument("--compare", type=Path,
                         help="a --per-hand file of an earlier run: list the hands (and right totals) gained "
                              "and lost since")
@@ -432,14 +442,20 @@ def main(argv: list[str]) -> int:
         parser.error("--true-codes and --oracle are two different diagnoses; pick one")
     try:
         before = read_per_hand(args.compare) if args.compare else None
+        sheet: list[tuple[np.ndarray, str]] | None = [] if args.sheet else None
         reports = [evaluate_manifest(m, pipeline=pipeline, rules=args.rules, oracle=args.oracle,
                                      boxes_only=args.boxes_only, true_codes=args.true_codes, limit=args.limit,
-                                     split=args.split if m == args.real else None)
+                                     split=args.split if m == args.real else None, sheet=sheet)
                    for m in manifests]
     except InputError as error:  # a missing or malformed manifest, an unknown rule set
         print(f"evaluate.py hands: error: {error}", file=sys.stderr)
         return 2
     documents = [r.to_json() for r in reports]
+    if args.sheet and sheet is not None:
+        from vision.evaluation.classification import draw_contact_sheet
+
+        shown = sheet[:SHEET_LIMIT] or [(np.full((8, 6, 3), 255, np.uint8), "no misread tiles")]
+        draw_contact_sheet([crop for crop, _ in shown], [caption for _, caption in shown], args.sheet)
     outcomes = per_hand(reports)
     if args.per_hand:
         atomic_write_text(args.per_hand, json.dumps(outcomes, indent=1) + "\n")
