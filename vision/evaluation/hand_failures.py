@@ -6,7 +6,9 @@ read as another). ``scripts/evaluate.py hands`` now does it: each hand that is n
 gets the first cause of :data:`CAUSES` that applies, the report counts them, and ``--per-hand``
 lists each hand's cause and its wrong tiles (``"6f (flower) -> 4f"``, ``"4m (meld) -> not found"``),
 so where to work next is read off one run. ``--sheet FILE`` draws the misread tiles of the readable
-hands that failed side by side (:func:`misread_crops`), to be looked at, not counted.
+hands that failed side by side (:func:`misread_crops`), to be looked at, not counted. Which
+labelled tiles are judged at all (:func:`judged_tiles`) and how much of each the photo shows
+(:func:`visibility`) are defined here once for the whole hand evaluation.
 """
 
 from __future__ import annotations
@@ -33,15 +35,28 @@ CAUSES = (HIDDEN, KONG_FACE, NOT_FOUND, FLOWER_MISREAD, WINNING_MISREAD, TILE_MI
 SEEN_VISIBLE = 0.5
 
 
+def judged_tiles(record: Any) -> list[int]:
+    """Indices of the labelled tiles whose reading is judged: the hand's, of a known face.
+
+    A tile whose face the labeller could not read (``unknown``: 15 of the 552 real validation
+    tiles) has no right answer, so it is left out, as the classifier's evaluation and training
+    leave it out; counted, it was wrong whatever the pipeline read."""
+    return [i for i, t in enumerate(record.tiles) if t.role != "distractor" and t.code != UNKNOWN_CODE]
+
+
+def visibility(tile: Any) -> float:
+    """How much of a labelled tile the photo shows (renders record it; other labels count as seen)."""
+    return float(tile.extra.get("visible", 1.0))
+
+
 def wrong_tiles(record: Any, codes: list[str], matches: dict[int, int]) -> list[str]:
-    """The record's hand tiles (distractors and unknown faces aside) not found or read as another
-    code, as ``"<true code> (<role>) -> <read code or 'not found'>"``, in label order."""
+    """The record's judged tiles (:func:`judged_tiles`) not found or read as another code, as
+    ``"<true code> (<role>) -> <read code or 'not found'>"``, in label order."""
     out = []
-    for index, tile in enumerate(record.tiles):
-        if tile.role == "distractor" or tile.code == UNKNOWN_CODE:
-            continue
+    for index in judged_tiles(record):
+        tile = record.tiles[index]
         if index not in matches:
-            if _visible(tile) >= SEEN_VISIBLE:
+            if visibility(tile) >= SEEN_VISIBLE:
                 out.append(f"{tile.code} ({tile.role}) -> not found")
         elif codes[matches[index]] != tile.code:
             out.append(f"{tile.code} ({tile.role}) -> {codes[matches[index]]}")
@@ -59,9 +74,8 @@ def failure_cause(record: Any, codes: list[str], matches: dict[int, int], *, exa
         return HIDDEN
     if exact_visible:
         return KONG_FACE
-    judged = [(index, tile) for index, tile in enumerate(record.tiles)
-              if tile.role != "distractor" and tile.code != UNKNOWN_CODE]
-    if any(index not in matches and _visible(tile) >= SEEN_VISIBLE for index, tile in judged):
+    judged = [(index, record.tiles[index]) for index in judged_tiles(record)]
+    if any(index not in matches and visibility(tile) >= SEEN_VISIBLE for index, tile in judged):
         return NOT_FOUND
     misread = [tile for index, tile in judged if index in matches and codes[matches[index]] != tile.code]
     if misread and all(tile.role == "flower" for tile in misread):
@@ -73,10 +87,6 @@ def failure_cause(record: Any, codes: list[str], matches: dict[int, int], *, exa
     return LAYOUT
 
 
-def _visible(tile: Any) -> float:
-    return float(tile.extra.get("visible", 1.0))
-
-
 def misread_crops(record: Any, image: Path, codes: list[str], matches: dict[int, int]
                   ) -> list[tuple[np.ndarray, str]]:
     """The record's hand tiles found but read as another code, each cut from ``image`` by its
@@ -86,8 +96,9 @@ def misread_crops(record: Any, image: Path, codes: list[str], matches: dict[int,
         return []
     height, width = picture.shape[:2]
     out = []
-    for index, tile in enumerate(record.tiles):
-        if tile.role == "distractor" or tile.code == UNKNOWN_CODE or index not in matches:
+    for index in judged_tiles(record):
+        tile = record.tiles[index]
+        if index not in matches:
             continue
         read = codes[matches[index]]
         if read == tile.code:

@@ -40,8 +40,14 @@ from typing import Any
 import numpy as np
 
 from scoring.errors import InputError
-from vision.dataset.manifest import UNKNOWN_CODE
-from vision.evaluation.hand_failures import CAUSES, failure_cause, misread_crops, wrong_tiles
+from vision.evaluation.hand_failures import (
+    CAUSES,
+    failure_cause,
+    judged_tiles,
+    misread_crops,
+    visibility,
+    wrong_tiles,
+)
 from vision.geometry import box_iou
 from vision.types import Detection, TileReading
 
@@ -260,19 +266,9 @@ def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracl
                        wrong=wrong_tiles(record, codes, matches) if cause is not None else [])
 
 
-def judged_tiles(record: Any) -> list[int]:
-    """Indices of the labelled tiles whose reading is judged: the hand's, of a known face.
-
-    A tile whose face the labeller could not read (``unknown``: 15 of the 552 real validation
-    tiles) has no right answer, so it is left out, as the classifier's evaluation and training
-    leave it out; counted, it was wrong whatever the pipeline read."""
-    return [i for i, t in enumerate(record.tiles) if t.role != "distractor" and t.code != UNKNOWN_CODE]
-
-
 def is_readable(record: Any) -> bool:
     """Every tile of the hand at least half visible (labels without a ``visible`` field count as seen)."""
-    return all(float(tile.extra.get("visible", 1.0)) >= READABLE_VISIBLE
-               for tile in record.tiles if tile.role != "distractor")
+    return all(visibility(tile) >= READABLE_VISIBLE for tile in record.tiles if tile.role != "distractor")
 
 
 def evaluate_manifest(path: Path, *, pipeline: Any = None, rules: Any = "taiwan", oracle: bool = False,
@@ -451,7 +447,7 @@ def main(argv: list[str]) -> int:
         print(f"evaluate.py hands: error: {error}", file=sys.stderr)
         return 2
     documents = [r.to_json() for r in reports]
-    if args.sheet and sheet is not None:
+    if sheet is not None:
         from vision.evaluation.classification import draw_contact_sheet
 
         shown = sheet[:SHEET_LIMIT] or [(np.full((8, 6, 3), 255, np.uint8), "no misread tiles")]
