@@ -205,8 +205,8 @@ def draw_flower_number(canvas: np.ndarray, number: int, colour: tuple[int, int, 
     top = h * float(rng.uniform(0.02, 0.12))
     margin = w * float(rng.uniform(0.04, 0.12))
     fonts = available_fonts()
-    chinese = fonts and rng.random() < CHINESE_NUMBER_SHARE
-    if chinese or (fonts and rng.random() < 0.5):
+    chinese = bool(fonts) and rng.random() < CHINESE_NUMBER_SHARE
+    if chinese or (bool(fonts) and rng.random() < 0.5):
         text = _NUMERALS[number - 1] if chinese else str(number)
         image = Image.fromarray(canvas[:, :, ::-1])
         draw = ImageDraw.Draw(image)
