@@ -9,6 +9,7 @@ import pytest
 from vision.dataset.manifest import ManifestRecord, TileLabel
 from vision.dataset.paths import REPO_ROOT
 from vision.evaluation.hand_failures import (
+    EXTRA_TILE,
     FLOWER_MISREAD,
     HIDDEN,
     KONG_FACE,
@@ -73,9 +74,17 @@ def test_a_visible_tile_not_found_outranks_misreads_but_a_hidden_one_is_not_coun
 
 def test_wrong_tiles_name_the_truth_the_role_and_the_reading():
     record = _record()
-    assert wrong_tiles(record, ["?", "3m", "4p", "5f", "1z"], {1: 1, 2: 2, 3: 3, 4: 4}) == [
-        "2m (concealed) -> not found", "4m (winning) -> 4p"]
+    assert wrong_tiles(record, ["2s", "3m", "4p", "5f", "1z"], {1: 1, 2: 2, 3: 3, 4: 4}) == [
+        "2m (concealed) -> not found", "4m (winning) -> 4p", "no tile -> 2s"]
     assert wrong_tiles(record, TRUTH, {i: i for i in range(5)}) == []
+
+
+def test_a_tile_found_where_none_is_is_named_when_every_labelled_tile_reads_right():
+    """Render 920039: every labelled tile found and read right, but the sideways 6p of a set was
+    found a second time beside itself, and the hand did not read."""
+    identity = {i: i for i in range(5)}
+    assert _cause([*TRUTH, "2s"], identity) == EXTRA_TILE
+    assert _cause(["2s", "3m", "4m", "5f", "9p", "2s"], identity) == TILE_MISREAD
 
 
 def test_the_report_counts_causes_in_their_order():

@@ -29,8 +29,9 @@ NOT_FOUND = "tile not found"
 FLOWER_MISREAD = "flower misread"
 WINNING_MISREAD = "winning tile misread"
 TILE_MISREAD = "tile misread"
+EXTRA_TILE = "tile found where none is"
 LAYOUT = "layout or decoding"
-CAUSES = (HIDDEN, KONG_FACE, NOT_FOUND, FLOWER_MISREAD, WINNING_MISREAD, TILE_MISREAD, LAYOUT)
+CAUSES = (HIDDEN, KONG_FACE, NOT_FOUND, FLOWER_MISREAD, WINNING_MISREAD, TILE_MISREAD, EXTRA_TILE, LAYOUT)
 #: A hand tile at least this much visible counts as one the detector should have found.
 SEEN_VISIBLE = 0.5
 
@@ -51,7 +52,8 @@ def visibility(tile: Any) -> float:
 
 def wrong_tiles(record: Any, codes: list[str], matches: dict[int, int]) -> list[str]:
     """The record's judged tiles (:func:`judged_tiles`) not found or read as another code, as
-    ``"<true code> (<role>) -> <read code or 'not found'>"``, in label order."""
+    ``"<true code> (<role>) -> <read code or 'not found'>"``, in label order; then each detection
+    that matches no labelled tile, as ``"no tile -> <read code>"``."""
     out = []
     for index in judged_tiles(record):
         tile = record.tiles[index]
@@ -60,7 +62,14 @@ def wrong_tiles(record: Any, codes: list[str], matches: dict[int, int]) -> list[
                 out.append(f"{tile.code} ({tile.role}) -> not found")
         elif codes[matches[index]] != tile.code:
             out.append(f"{tile.code} ({tile.role}) -> {codes[matches[index]]}")
-    return out
+    return out + [f"no tile -> {codes[index]}" for index in _unlabelled(codes, matches)]
+
+
+def _unlabelled(codes: list[str], matches: dict[int, int]) -> list[int]:
+    """Detections (indices into ``codes``) matched to no labelled tile, hand or not: a tile found
+    twice, half a tile, or a shadow."""
+    labelled = set(matches.values())
+    return [index for index in range(len(codes)) if index not in labelled]
 
 
 def failure_cause(record: Any, codes: list[str], matches: dict[int, int], *, exact: bool,
@@ -84,6 +93,8 @@ def failure_cause(record: Any, codes: list[str], matches: dict[int, int], *, exa
         return WINNING_MISREAD
     if misread:
         return TILE_MISREAD
+    if _unlabelled(codes, matches):
+        return EXTRA_TILE
     return LAYOUT
 
 
