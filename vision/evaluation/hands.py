@@ -23,8 +23,8 @@ it says how much the detector loses and how much the classifier does.
 
 Each hand not read exactly is given a cause (``vision.evaluation.hand_failures``: tiles hidden, a
 concealed kong's face, a tile not found, a flower misread, the winning tile misread, another tile
-misread, a tile found where none is, layout or decoding); the report counts them (``failure_causes``) and ``--per-hand`` names
-each hand's cause and wrong tiles.
+misread, a tile found where none is, layout or decoding); the report counts them
+(``failure_causes``) and ``--per-hand`` names each hand's cause and wrong tiles.
 """
 
 from __future__ import annotations
