@@ -42,6 +42,7 @@ from vision.confidence import (
 )
 from vision.decode import HandReading, LegalReading, decode_hand
 from vision.geometry import face_frame, intersection_area, merged_detection, outline_containment, outline_iou
+from vision.half_tiles import PART_WARNING, without_one_part
 from vision.hidden_kong import choose_hidden_kong_faces, hidden_kong_melds, hidden_kong_warning
 from vision.imageio import ArraySource, PhotoSource
 from vision.layout import face_outline, layout_candidates, row_angle
@@ -595,12 +596,34 @@ def read_with_second_looks(readings: list[TileReading], classify: Classify,
     many is left out (``vision.surplus_tile``): :func:`read_count_mended`; each try is a whole
     reading of the hand, so not for hands that fail otherwise. A hand that reads with no winning
     tile shown may hold such halves too (``vision.sideways_halves.read_with_winning_tile_joined``).
+    A hand that fails otherwise is read without a small detection lying on a bigger tile
+    (:func:`read_without_a_part`).
     The photo and the live mode (``vision.live.reading``) both read a hand so."""
     try:
         result = read_with_turned_face(readings, classify, read)
     except TileCountError as error:
         return read_count_mended(readings, classify, read, error)
+    except InputError as error:
+        return read_without_a_part(readings, read, error)
     return read_with_winning_tile_joined(result, readings, classify, read)
+
+
+def read_without_a_part(readings: list[TileReading], read: Callable[[list[TileReading]], PhotoResult],
+                        failure: InputError) -> PhotoResult:
+    """A hand that does not read, read again without each small detection lying on a bigger tile
+    (``vision.half_tiles``); the first reading that makes a whole hand with every tile seen, else
+    the ``failure``."""
+    for index, rest in without_one_part(readings):
+        try:
+            result = read(rest)
+        except InputError:
+            continue
+        if result.decoded is not None and result.decoded.unseen is None:
+            result.warnings.append(PART_WARNING.format(code=readings[index].code))
+            if result.report is not None:
+                result.report.score_stable = False
+            return result
+    raise failure
 
 
 def read_count_mended(readings: list[TileReading], classify: Classify,
