@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -613,17 +613,28 @@ def read_without_a_part(readings: list[TileReading], read: Callable[[list[TileRe
     """A hand that does not read, read again without each small detection lying on a bigger tile
     (``vision.half_tiles``); the first reading that makes a whole hand with every tile seen, else
     the ``failure``."""
-    for index, rest in without_one_part(readings):
+    found = first_whole_reading(without_one_part(readings), read)
+    if found is None:
+        raise failure
+    index, result = found
+    result.warnings.append(PART_WARNING.format(code=readings[index].code))
+    if result.report is not None:
+        result.report.score_stable = False
+    return result
+
+
+def first_whole_reading(tries: Iterable[tuple[int, list[TileReading]]],
+                        read: Callable[[list[TileReading]], PhotoResult]) -> tuple[int, PhotoResult] | None:
+    """The first of ``tries`` (a detection's index and the readings without it) that reads as a whole
+    hand with every tile seen (none inferred), with that index; None if none does."""
+    for index, rest in tries:
         try:
             result = read(rest)
         except InputError:
             continue
         if result.decoded is not None and result.decoded.unseen is None:
-            result.warnings.append(PART_WARNING.format(code=readings[index].code))
-            if result.report is not None:
-                result.report.score_stable = False
-            return result
-    raise failure
+            return index, result
+    return None
 
 
 def read_count_mended(readings: list[TileReading], classify: Classify,
@@ -640,18 +651,13 @@ def read_count_mended(readings: list[TileReading], classify: Classify,
             continue
         result.warnings.append(JOINED_WARNING.format(code=joined[-1].code, what=""))
         return result
-    if failure.surplus == 1:
-        for index, rest in without_one_weak_tile(readings):
-            try:
-                result = read(rest)
-            except InputError:
-                continue
-            if result.decoded is not None and result.decoded.unseen is None:
-                result.warnings.append(f"one tile too many stood in the row; the hand reads without the "
-                                       f"least sure one, read {readings[index].code} (a discard or a tile "
-                                       "found twice?)")
-                return result
-    raise failure
+    found = first_whole_reading(without_one_weak_tile(readings), read) if failure.surplus == 1 else None
+    if found is None:
+        raise failure
+    index, result = found
+    result.warnings.append(f"one tile too many stood in the row; the hand reads without the least sure "
+                           f"one, read {readings[index].code} (a discard or a tile found twice?)")
+    return result
 
 
 
