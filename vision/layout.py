@@ -94,6 +94,11 @@ class _Tile:
         return self.along / TILE_ASPECT if self.rotated else self.along
 
     @property
+    def lengthwise(self) -> float:
+        """How much longer the outline is along the row than across it: larger for a tile lying across."""
+        return self.along / max(self.across, 1e-6)
+
+    @property
     def plain(self) -> bool:
         """Could stand in the concealed row: face up, not a flower."""
         return not self.face_down and not self.flower
@@ -331,7 +336,7 @@ def _looks_sideways(row: list[_Tile]) -> _Tile | None:
     a sideways tile the detector did not flag."""
     if len(row) < 4:
         return None
-    ratios = [t.along / max(t.across, 1e-6) for t in row]
+    ratios = [t.lengthwise for t in row]
     reference = float(np.median(ratios))
     turned = [t for t, r in zip(row, ratios, strict=True) if r >= SIDEWAYS_RATIO * reference and not t.back]
     return turned[0] if len(turned) == 1 else None
@@ -553,7 +558,7 @@ def _winning_tile(concealed: list[_Tile], frame: _Frame, others: list[list[_Tile
     if len(sideways) > 1:
         warnings.append(f"{len(sideways)} sideways tiles in the concealed row; the one lying most across "
                         "the row is taken as the winning tile")
-        return max(sideways, key=lambda t: t.along / max(t.across, 1e-6)), None
+        return max(sideways, key=lambda t: t.lengthwise), None
     lying = _lying_beside(frame, others)
     if lying is not None:
         return lying[0], lying

@@ -593,11 +593,11 @@ def read_with_second_looks(readings: list[TileReading], classify: Classify,
     """The hand as the detector saw the tiles, or with a sideways tile it missed found by its turned
     face (``vision.turned_faces.read_with_turned_face``). If the tile count makes no hand, two tiles
     side by side that are one face's halves (``vision.sideways_halves``) are joined, or one tile too
-    many is left out (``vision.surplus_tile``): :func:`read_count_mended`; each try is a whole
-    reading of the hand, so not for hands that fail otherwise. A hand that reads with no winning
-    tile shown may hold such halves too (``vision.sideways_halves.read_with_winning_tile_joined``).
-    A hand that fails otherwise is read without a small detection lying on a bigger tile
-    (:func:`read_without_a_part`).
+    many is left out (``vision.surplus_tile``): :func:`read_count_mended`. A hand that fails
+    otherwise is read without a small detection lying on a bigger tile (:func:`read_without_a_part`,
+    at most three tries). Each try is a whole reading of the hand, so these run only for hands that
+    fail. A hand that reads with no winning tile shown may hold such halves too
+    (``vision.sideways_halves.read_with_winning_tile_joined``).
     The photo and the live mode (``vision.live.reading``) both read a hand so."""
     try:
         result = read_with_turned_face(readings, classify, read)
