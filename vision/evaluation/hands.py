@@ -256,14 +256,15 @@ def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracl
         exact_visible = same_hand(result.hand, truth, hide_concealed_faces=True)
         agrees = result.score is not None and result.score.total == _truth_total(truth, rules)
     readable = is_readable(record)
-    cause = failure_cause(record, codes, matches, exact=exact, exact_visible=exact_visible, readable=readable)
+    cause = failure_cause(record, codes, matches, exact=exact, exact_visible=exact_visible,
+                          read_hand=result.hand if result is not None else None)
     if sheet is not None and cause is not None and readable:
         sheet.extend(misread_crops(record, Path(image), codes, matches))
     return HandOutcome(image=image, exact=exact, exact_visible=exact_visible, score_agrees=agrees,
                        tiles=len(labelled), tiles_correct=correct, error=error, seconds=seconds,
                        has_hand=truth is not None, readable=readable,
                        answered=answered, called_sure=called_sure, cause=cause,
-                       wrong=wrong_tiles(record, codes, matches) if cause is not None else [])
+                       wrong=wrong_tiles(record, codes, matches) if cause or truth is None else [])
 
 
 def is_readable(record: Any) -> bool:
