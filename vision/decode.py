@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import permutations
 from typing import Any
@@ -259,8 +260,20 @@ def _kong_options(readings: list[TileReading], indices: tuple[int, ...]) -> tupl
                  for p, code in sorted(options, key=lambda item: -item[0]))
 
 
-def _variables(readings: list[TileReading], layout: Layout) -> list[_Variable]:
+def _named_kong(face: str, indices: tuple[int, ...]) -> tuple[_Option, ...]:
+    """A concealed kong whose face the player named: that face alone."""
+    return (_Option(0.0, tuple((i, face) for i in indices), kind="kong", face=face),)
+
+
+def _variables(readings: list[TileReading], layout: Layout, kong_faces: Sequence[str] = ()
+               ) -> list[_Variable]:
+    """One variable per standing tile and flower, one per set. A concealed kong of four backs takes the
+    next face the player named (``kong_faces``) unless another tile of the hand reads as that face (the
+    kong could not hide it: ``vision.hidden_kong.give_kong_faces`` then says so)."""
     variables: list[_Variable] = []
+    read_faces = {readings[i].code for g in layout.groups if g.role is not GroupRole.CONCEALED_KONG
+                  for i in g.tile_indices}
+    named = [face for face in kong_faces if face not in read_faces]
     for group in layout.groups:
         if group.role is GroupRole.CONCEALED:
             for i in group.tile_indices:
@@ -269,8 +282,10 @@ def _variables(readings: list[TileReading], layout: Layout) -> list[_Variable]:
             for i in group.tile_indices:
                 variables.append(_Variable(group.role, (i,), _tile_options(readings[i], i, FLOWER_CODES)))
         elif group.role is GroupRole.CONCEALED_KONG:
-            variables.append(_Variable(group.role, group.tile_indices,
-                                       _kong_options(readings, group.tile_indices)))
+            all_backs = all(back_mass(readings[i]) > 0.5 for i in group.tile_indices)
+            options = (_named_kong(named.pop(0), group.tile_indices) if all_backs and named
+                       else _kong_options(readings, group.tile_indices))
+            variables.append(_Variable(group.role, group.tile_indices, options))
         else:
             variables.append(_Variable(group.role, group.tile_indices,
                                        _group_options(readings, group.tile_indices)))
@@ -536,8 +551,9 @@ def _warnings(layout: Layout, best: LegalReading, changes: list[TileChange]) -> 
 
 def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwan", table: Any = None,
                 context: dict[str, Any] | None = None, budget: int = SEARCH_BUDGET,
-                infer_unseen: bool = True) -> HandReading:
-    """The most probable legal winning hand for these readings laid out this way.
+                infer_unseen: bool = True, kong_faces: Sequence[str] = ()) -> HandReading:
+    """The most probable legal winning hand for these readings laid out this way (``kong_faces``: the
+    faces the player named for concealed kongs of four backs, :func:`_variables`).
 
     When the standing row is one tile short (and ``infer_unseen``), one unseen tile joins the hand
     (``vision.unseen``); it is the winning tile if the layout found none, else a plain concealed tile.
@@ -547,7 +563,7 @@ def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwa
     concealed_group = next(g for g in layout.groups if g.role is GroupRole.CONCEALED)
     standing = len(concealed_group.tile_indices)
     unseen = unseen_tiles(standing, expected_standing_tiles(layout), infer_unseen) == 1
-    variables = _variables(readings, layout)
+    variables = _variables(readings, layout, kong_faces)
     melds_count = sum(1 for g in layout.groups if g.role in (GroupRole.MELD, GroupRole.CONCEALED_KONG))
     judge = _Judge(rules, table, melds_count, context or {})
     found = _search(readings, layout, variables, judge, unseen, budget)

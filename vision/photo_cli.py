@@ -101,15 +101,17 @@ def format_result(result: Any) -> str:
 
 
 def run_photos(images: list[Path], *, ruleset: Any, table: Any, context: dict[str, Any], as_json: bool,
-               annotate: Path | None, pipeline: Any = None) -> int:
-    """Read every photo; return the exit status (0 all read, 2 if any photo was bad input)."""
+               annotate: Path | None, pipeline: Any = None, kong_faces: list[str] | None = None) -> int:
+    """Read every photo; return the exit status (0 all read, 2 if any photo was bad input).
+    ``kong_faces``: the faces the player names for concealed kongs lying as four backs."""
     from vision.pipeline import PhotoPipeline, PhotoReadError, failed_result
 
     pipeline = pipeline or PhotoPipeline()
     status = 0
     for image in images:
         try:
-            result = pipeline.read_photo(image, rules=ruleset, table=table, context=context)
+            result = pipeline.read_photo(image, rules=ruleset, table=table, context=context,
+                                         kong_faces=kong_faces or [])
             if annotate is not None:
                 _annotate(annotate, image, len(images) > 1, result)
         except InputError as error:
@@ -137,6 +139,10 @@ Images = Annotated[list[Path], typer.Argument(help="Photo(s) of a winning hand l
 AsJson = Annotated[bool, typer.Option("--json", help="One JSON document per photo on stdout, nothing else.")]
 Annotate = Annotated[Path | None, typer.Option(
     "--annotate", help="Write the annotated photo here (a folder when several photos are given).")]
+KongFace = Annotated[list[str] | None, typer.Option(
+    "--kong-face", help="The face of a concealed kong lying as four backs (e.g. 5z), which no photo "
+    "shows; repeat for a second kong. Without it the lowest total over the faces it may hide is "
+    "scored and the others listed.")]
 
 
 def register(app: typer.Typer) -> None:
@@ -144,21 +150,23 @@ def register(app: typer.Typer) -> None:
 
     @app.command("photo")
     def photo(images: Images, as_json: AsJson = False, annotate: Annotate = None,
-              rules: opts.RulesOpt = None, table: opts.TableOpt = None, seat: opts.SeatOpt = None,
-              round_wind: opts.RoundOpt = None, self_drawn: opts.SelfDrawnOpt = None,
-              dealer: opts.DealerOpt = None, streak: opts.StreakOpt = None,
-              discarder: opts.DiscarderOpt = None, last_tile: opts.LastTileOpt = None,
-              robbing_kong: opts.RobbingKongOpt = None, replacement: opts.ReplacementOpt = None,
-              kong_chain: opts.KongChainOpt = None, ting: opts.TingOpt = None,
-              dealt_ready: opts.DealtReadyOpt = None, tiles_on_table: opts.TilesOnTableOpt = None,
-              first_turn: opts.FirstTurnOpt = None, second_turn: opts.SecondTurnOpt = None,
-              robbed_eighth_flower: opts.RobbedFlowerOpt = None, minimum: opts.MinimumOpt = None,
-              limit: opts.LimitOpt = None, dice_cap: opts.DiceCapOpt = None,
+              kong_face: KongFace = None, rules: opts.RulesOpt = None, table: opts.TableOpt = None,
+              seat: opts.SeatOpt = None, round_wind: opts.RoundOpt = None,
+              self_drawn: opts.SelfDrawnOpt = None, dealer: opts.DealerOpt = None,
+              streak: opts.StreakOpt = None, discarder: opts.DiscarderOpt = None,
+              last_tile: opts.LastTileOpt = None, robbing_kong: opts.RobbingKongOpt = None,
+              replacement: opts.ReplacementOpt = None, kong_chain: opts.KongChainOpt = None,
+              ting: opts.TingOpt = None, dealt_ready: opts.DealtReadyOpt = None,
+              tiles_on_table: opts.TilesOnTableOpt = None, first_turn: opts.FirstTurnOpt = None,
+              second_turn: opts.SecondTurnOpt = None, robbed_eighth_flower: opts.RobbedFlowerOpt = None,
+              minimum: opts.MinimumOpt = None, limit: opts.LimitOpt = None, dice_cap: opts.DiceCapOpt = None,
               no_ting_in_play: opts.NoTingOpt = None, option: opts.OptionOpt = None) -> None:
         """Read photos of winning hands laid out on the table and score them."""
+        from vision.hidden_kong import check_kong_faces
+
         flags = opts.ScoringFlags.from_arguments(locals())
         ruleset, settings = opts.resolve(flags)
         status = run_photos(images, ruleset=ruleset, table=settings, context=flags.context().to_json(),
-                            as_json=as_json, annotate=annotate)
+                            as_json=as_json, annotate=annotate, kong_faces=check_kong_faces(kong_face or []))
         if status:
             raise typer.Exit(status)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -43,7 +43,12 @@ from vision.confidence import (
 from vision.decode import HandReading, LegalReading, decode_hand
 from vision.geometry import face_frame, intersection_area, merged_detection, outline_containment, outline_iou
 from vision.half_tiles import PART_WARNING, without_one_part
-from vision.hidden_kong import choose_hidden_kong_faces, hidden_kong_melds, hidden_kong_warning
+from vision.hidden_kong import (
+    choose_hidden_kong_faces,
+    give_kong_faces,
+    hidden_kong_melds,
+    hidden_kong_warning,
+)
 from vision.imageio import ArraySource, PhotoSource
 from vision.layout import face_outline, layout_candidates, row_angle
 from vision.row_completion import SPARE_OVERLAP_IOU
@@ -193,7 +198,7 @@ def resolve_ruleset(rules: Any, table: Any) -> Any:
 
 
 def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any, context: dict[str, Any],
-                        infer_unseen: bool) -> tuple[Layout, HandReading]:
+                        infer_unseen: bool, kong_faces: Sequence[str] = ()) -> tuple[Layout, HandReading]:
     """Decode the most plausible layout; if no legal hand reads from it, the next ones (another row
     may be the concealed one). A layout read with every tile seen beats one that needs an unseen tile
     (a wrong choice of row can be one tile short too), so a photo that read before unseen tiles were
@@ -204,7 +209,7 @@ def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any, con
     for layout in layouts:
         try:
             decoded = decode_hand(readings, layout, rules=rules, table=table, context=context,
-                                  infer_unseen=infer_unseen)
+                                  infer_unseen=infer_unseen, kong_faces=kong_faces)
         except InputError as error:
             first_error = first_error or error
             continue
@@ -212,7 +217,7 @@ def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any, con
             return layout, decoded
         with_unseen = with_unseen or (layout, decoded)
     if infer_unseen:
-        in_front = _winning_tile_in_front(readings, layouts[0], rules, table, context)
+        in_front = _winning_tile_in_front(readings, layouts[0], rules, table, context, kong_faces)
         if in_front is not None:
             return in_front
     if with_unseen is not None:
@@ -229,7 +234,8 @@ MAX_SPARE_PAIRS = 10
 
 
 def _winning_tile_in_front(readings: list[TileReading], layout: Layout, rules: Any, table: Any,
-                           context: dict[str, Any]) -> tuple[Layout, HandReading] | None:
+                           context: dict[str, Any], kong_faces: Sequence[str] = ()
+                           ) -> tuple[Layout, HandReading] | None:
     """The hand read with an ignored tile lying close to the concealed row taken as the winning tile,
     when that makes it whole with every tile seen; else None.
 
@@ -259,7 +265,7 @@ def _winning_tile_in_front(readings: list[TileReading], layout: Layout, rules: A
                 continue
             try:
                 decoded = decode_hand(turned, layout_turned, rules=rules, table=table, context=context,
-                                      infer_unseen=True)
+                                      infer_unseen=True, kong_faces=kong_faces)
             except InputError:
                 continue
             if decoded.unseen is None:
@@ -281,20 +287,33 @@ class _ScoredHand:
     unseen_alternatives: list[ScoredAlternative] | None = None
     warning: str | None = None
     kong_alternatives: list[ScoredAlternative] | None = None
-    kong_warning: str | None = None
+    kong_warnings: list[str] = field(default_factory=list)
 
 
-def _score_decoded(decoded: HandReading, ctx: dict[str, Any], rules: Any, table: Any) -> _ScoredHand:
+def _score_decoded(decoded: HandReading, ctx: dict[str, Any], rules: Any, table: Any,
+                   kong_faces: Sequence[str] = ()) -> _ScoredHand:
     """Score the decoded hand; a tile the photo leaves to guess (unseen, or the winning tile not shown)
     is scored for every choice, since the report must say what the guess is worth, and so is every
-    face a concealed kong of four backs may hide (``vision.hidden_kong``)."""
+    face a concealed kong of four backs may hide (``vision.hidden_kong``) unless the player named it
+    (``kong_faces``, ``--kong-face``)."""
     scored = _score_guesses(decoded, ctx, rules, table)
     hidden = hidden_kong_melds(decoded.best)
-    if hidden:
-        hand, report, alternatives = choose_hidden_kong_faces(scored.hand, hidden, ctx, rules, table)
-        scored = replace(scored, hand=hand, report=report, kong_alternatives=alternatives,
-                         kong_warning=hidden_kong_warning(hand, hidden, alternatives))
-    return scored
+    if not hidden and not kong_faces:
+        return scored
+    hand, left, warnings = give_kong_faces(scored.hand, hidden, list(kong_faces))
+    named = [hand["melds"][position]["tiles"][0] for position in hidden if position not in left]
+    if named:
+        warnings.insert(0, f"concealed kong(s) of four backs scored as {', '.join(named)}, as --kong-face "
+                           "says")
+    alternatives: list[ScoredAlternative] = []
+    if left:
+        hand, report, alternatives = choose_hidden_kong_faces(hand, left, ctx, rules, table)
+        warnings.append(hidden_kong_warning(hand, left, alternatives))
+    elif named:
+        report = score_reading(hand, ctx, rules, table)
+    else:
+        report = scored.report
+    return replace(scored, hand=hand, report=report, kong_alternatives=alternatives, kong_warnings=warnings)
 
 
 def _score_guesses(decoded: HandReading, ctx: dict[str, Any], rules: Any, table: Any) -> _ScoredHand:
@@ -311,8 +330,8 @@ def _score_guesses(decoded: HandReading, ctx: dict[str, Any], rules: Any, table:
 
 
 def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = None, table: Any = None,
-                  context: Any = None, infer_unseen: bool = False, optional: Collection[int] = ()
-                  ) -> PhotoResult:
+                  context: Any = None, infer_unseen: bool = False, optional: Collection[int] = (),
+                  kong_faces: Sequence[str] = ()) -> PhotoResult:
     """Layout, legal decoding, scoring and the confidence report for tile readings (no models).
 
     ``infer_unseen`` reads a hand one tile short with that tile inferred (``decode_hand``): right for a
@@ -322,15 +341,17 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
     ``optional`` are the indices of tiles the detector was unsure of (weak peaks kept because they
     extend a row): when no winning hand reads with them, the hand is read again without them, and
     the result's readings are then the others. Readings whose detection is a ``spare`` are left out
-    unless the hand is a tile short without them (:func:`_read_with_spares`).
+    unless the hand is a tile short without them (:func:`_read_with_spares`). ``kong_faces`` are the
+    faces the player names for concealed kongs of four backs (``--kong-face``; :func:`_score_decoded`).
     Raises InputError for photos that cannot be a hand (no tiles, two hands, not a winning hand).
     """
     spares = [i for i, reading in enumerate(readings) if reading.detection.spare]
     if spares:
         return _read_with_spares(readings, spares, image=image, rules=rules, table=table,
-                                 context=context, infer_unseen=infer_unseen, optional=optional)
+                                 context=context, infer_unseen=infer_unseen, optional=optional,
+                                 kong_faces=kong_faces)
     try:
-        return _read_hand(readings, image, rules, table, context, infer_unseen)
+        return _read_hand(readings, image, rules, table, context, infer_unseen, kong_faces)
     except InputError as error:
         if not optional:
             raise
@@ -338,7 +359,7 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
     faint = set(optional)
     sure = [reading for index, reading in enumerate(readings) if index not in faint]
     try:
-        result = _read_hand(sure, image, rules, table, context, infer_unseen)
+        result = _read_hand(sure, image, rules, table, context, infer_unseen, kong_faces)
     except InputError:
         raise first_error from None
     dropped = len(readings) - len(sure)
@@ -348,8 +369,8 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
 
 
 def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: str, rules: Any,
-                      table: Any, context: Any, infer_unseen: bool, optional: Collection[int]
-                      ) -> PhotoResult:
+                      table: Any, context: Any, infer_unseen: bool, optional: Collection[int],
+                      kong_faces: Sequence[str] = ()) -> PhotoResult:
     """Read the hand without the spare detections; if it is then short (it fails, or needs a tile
     inferred unseen), read it again with each spare in turn, strongest first, then with two of them
     (a winning tile lying flat in front of a row and a set's tile behind it are often both weak),
@@ -363,7 +384,7 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
     first_error: InputError | None = None
     try:
         first = read_readings(base, image=image, rules=rules, table=table, context=context,
-                              infer_unseen=infer_unseen, optional=base_optional)
+                              infer_unseen=infer_unseen, optional=base_optional, kong_faces=kong_faces)
     except InputError as error:
         first_error = error
     if first is not None and (first.decoded is None or first.decoded.unseen is None):
@@ -376,7 +397,7 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
                  for i in chosen]
         try:
             result = read_readings([*base, *added], image=image, rules=rules, table=table, context=context,
-                                   infer_unseen=infer_unseen, optional=base_optional)
+                                   infer_unseen=infer_unseen, optional=base_optional, kong_faces=kong_faces)
         except InputError:
             continue
         if result.decoded is not None and result.decoded.unseen is None:
@@ -398,16 +419,16 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
 
 
 def _read_hand(readings: list[TileReading], image: str, rules: Any, table: Any, context: Any,
-               infer_unseen: bool) -> PhotoResult:
+               infer_unseen: bool, kong_faces: Sequence[str] = ()) -> PhotoResult:
     rules = resolve_ruleset(rules, table)
     ctx = _context_dict(context)
     result = PhotoResult(image=image, readings=readings, assumed=assumed_context(ctx, table))
     started = time.perf_counter()
-    layout, decoded = _decode_best_layout(readings, rules, table, ctx, infer_unseen)
+    layout, decoded = _decode_best_layout(readings, rules, table, ctx, infer_unseen, kong_faces)
     result.layout = layout
     result.decoded = decoded
     result.timings["decode"] = time.perf_counter() - started
-    scored = _score_decoded(decoded, ctx, rules, table)
+    scored = _score_decoded(decoded, ctx, rules, table, kong_faces)
     result.hand = {**scored.hand, "context": ctx}
     result.score = scored.report
     flowers_left_out = maybe_flowers(readings, layout)
@@ -416,7 +437,8 @@ def _read_hand(readings: list[TileReading], image: str, rules: Any, table: Any, 
                                  set_aside=len(layout.set_aside), maybe_flowers=len(flowers_left_out),
                                  kong_alternatives=scored.kong_alternatives)
     result.timings["score"] = time.perf_counter() - started - result.timings["decode"]
-    result.warnings = list(decoded.warnings) + [w for w in (scored.warning, scored.kong_warning) if w]
+    guess_warnings = [scored.warning] if scored.warning else []
+    result.warnings = [*decoded.warnings, *guess_warnings, *scored.kong_warnings]
     if not result.report.score_stable:
         totals = sorted({a.total for a in result.report.alternatives
                          if a.total is not None and a.total != scored.report.total})
@@ -523,19 +545,21 @@ class PhotoPipeline:
         return [i for i, reading in enumerate(readings)
                 if reading.detection.score < threshold and not reading.detection.spare]
 
-    def read_photo(self, path: str | Path, *, rules: Any = None, table: Any = None, context: Any = None
-                   ) -> PhotoResult:
+    def read_photo(self, path: str | Path, *, rules: Any = None, table: Any = None, context: Any = None,
+                   kong_faces: Sequence[str] = ()) -> PhotoResult:
         """Read one photo file into a scored hand (InputError for anything the user must fix). A
-        photo whose hand does not read is looked at again, finer (:meth:`_read_finer`)."""
+        photo whose hand does not read is looked at again, finer (:meth:`_read_finer`).
+        ``kong_faces``: the faces the player names for concealed kongs of four backs."""
         started = time.perf_counter()
         source = PhotoSource(path)
         timings: dict[str, float] = {}
         readings, classify, read_flowers = self._read_tiles(source, timings)
         try:
             result = self._read_hand(readings, classify, image=str(path), rules=rules, table=table,
-                                     context=context, read_flowers=read_flowers)
+                                     context=context, read_flowers=read_flowers, kong_faces=kong_faces)
         except InputError as error:
-            result = self._read_finer(source, image=str(path), rules=rules, table=table, context=context)
+            result = self._read_finer(source, image=str(path), rules=rules, table=table, context=context,
+                                      kong_faces=kong_faces)
             if result is None:
                 failure = PhotoReadError(str(error), readings)
                 failure.timings = {**timings, "total": time.perf_counter() - started}
@@ -543,8 +567,8 @@ class PhotoPipeline:
         result.timings = {**timings, **result.timings, "total": time.perf_counter() - started}
         return result
 
-    def _read_finer(self, source: PhotoSource, *, image: str, rules: Any, table: Any, context: Any
-                    ) -> PhotoResult | None:
+    def _read_finer(self, source: PhotoSource, *, image: str, rules: Any, table: Any, context: Any,
+                    kong_faces: Sequence[str] = ()) -> PhotoResult | None:
         """The hand read from the detector's finer looks (:data:`FINER_DETECTOR_SIZES`), the first
         that reads, its score called unsure; None if none does. The photo's own failure stays the
         one reported."""
@@ -553,7 +577,7 @@ class PhotoPipeline:
             try:
                 readings, classify, read_flowers = self._read_tiles(source, timings, detector_size=size)
                 result = self._read_hand(readings, classify, image=image, rules=rules, table=table,
-                                         context=context, read_flowers=read_flowers)
+                                         context=context, read_flowers=read_flowers, kong_faces=kong_faces)
             except InputError:
                 continue
             result.timings = {**{f"finer_{key}": value for key, value in timings.items()},
@@ -574,13 +598,14 @@ class PhotoPipeline:
                                read_flowers=read_flowers)
 
     def _read_hand(self, readings: list[TileReading], classify: Classify, *, image: str, rules: Any,
-                   table: Any, context: Any, read_flowers: ReadFlowers | None = None) -> PhotoResult:
+                   table: Any, context: Any, read_flowers: ReadFlowers | None = None,
+                   kong_faces: Sequence[str] = ()) -> PhotoResult:
         """The hand read with the second looks (:func:`read_with_second_looks`); a hand that reads is
         read once more when the flower model (``read_flowers``) is sure that tiles it left out beside
         it are flowers (``vision.stray_flowers``)."""
         def read(tiles: list[TileReading]) -> PhotoResult:
             return read_readings(tiles, image=image, rules=rules, table=table, context=context,
-                                 infer_unseen=True, optional=self.faint_tiles(tiles))
+                                 infer_unseen=True, optional=self.faint_tiles(tiles), kong_faces=kong_faces)
 
         result = read_with_second_looks(readings, classify, read)
         if read_flowers is None:
@@ -743,9 +768,10 @@ def _with_spares(detections: list[Detection]) -> list[Detection]:
 
 
 def read_photo(path: str | Path, rules: Any = None, table: Any = None, context: Any = None,
-               pipeline: PhotoPipeline | None = None) -> PhotoResult:
+               pipeline: PhotoPipeline | None = None, kong_faces: Sequence[str] = ()) -> PhotoResult:
     """Read and score one photo with the shipped models (see :class:`PhotoPipeline`)."""
-    return (pipeline or PhotoPipeline()).read_photo(path, rules=rules, table=table, context=context)
+    return (pipeline or PhotoPipeline()).read_photo(path, rules=rules, table=table, context=context,
+                                                    kong_faces=kong_faces)
 
 
 def failed_result(image: str, error: InputError, readings: list[TileReading] | None = None) -> PhotoResult:

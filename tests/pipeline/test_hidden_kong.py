@@ -1,12 +1,15 @@
 """A concealed kong of four backs: every face it may hide is scored, the lowest total reported, and
-the other totals listed with their faces (real scorer, readings made from known hands)."""
+the other totals listed with their faces, unless the player names the face (``--kong-face``) (real
+scorer, readings made from known hands)."""
 
 from __future__ import annotations
 
+import pytest
 from hand_scenes import lay_out
 
 from scoring import hand_from_json, score_hand
-from vision.hidden_kong import choose_hidden_kong_faces, hidden_kong_melds, possible_faces
+from scoring.errors import InputError
+from vision.hidden_kong import check_kong_faces, choose_hidden_kong_faces, hidden_kong_melds, possible_faces
 from vision.pipeline import read_readings
 
 # 5z (white dragon) and 2z are in the hand already, so the kong can hide neither.
@@ -67,3 +70,38 @@ def test_a_kong_with_a_face_up_is_scored_as_seen():
     assert hidden_kong_melds(result.decoded.best) == []
     assert not any("four backs" in w for w in result.warnings)
     assert result.hand["melds"][_position(result.hand)]["tiles"] == ["9p"] * 4
+
+
+def test_a_face_the_player_names_is_scored_with_no_guess():
+    scene = lay_out(CONCEALED, MELDS, [], "3m", kong_backs="all")
+    result = read_readings(scene.readings(angle_degrees=20), context=CONTEXT, kong_faces=["6z"])
+    assert result.hand["melds"][_position(result.hand)]["tiles"] == ["6z"] * 4
+    assert result.score.total == _total("6z") > _total("9p")
+    assert any("scored as 6z" in w and "--kong-face" in w for w in result.warnings)
+    assert not any("would total" in w for w in result.warnings)
+    assert not any("four backs" in a.description for a in result.report.alternatives)
+    assert result.report.score_stable
+
+
+def test_a_named_face_the_hand_already_shows_is_not_used_and_the_faces_are_guessed_as_before():
+    scene = lay_out(CONCEALED, MELDS, [], "3m", kong_backs="all")
+    result = read_readings(scene.readings(angle_degrees=20), context=CONTEXT, kong_faces=["5z"])
+    assert any("--kong-face 5z not used" in w for w in result.warnings)
+    assert any("would total" in w for w in result.warnings)
+    assert not result.report.score_stable
+
+
+def test_a_named_face_with_no_kong_of_four_backs_is_reported_unused():
+    scene = lay_out(CONCEALED, MELDS, [], "3m", kong_backs="outer")
+    result = read_readings(scene.readings(angle_degrees=20), context=CONTEXT, kong_faces=["6z"])
+    assert result.hand["melds"][_position(result.hand)]["tiles"] == ["9p"] * 4
+    assert any("--kong-face 6z not used: the photo shows 0" in w for w in result.warnings)
+
+
+@pytest.mark.parametrize(("faces", "message"), [
+    (["5f"], "not a tile face"), (["back"], "not a tile face"), (["x"], "not a tile face"),
+    (["6z", "6z"], "given twice"),
+])
+def test_named_faces_that_no_kong_can_hold_are_refused(faces, message):
+    with pytest.raises(InputError, match=message):
+        check_kong_faces(faces)

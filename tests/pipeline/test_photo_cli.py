@@ -67,3 +67,9 @@ def test_console_script_shows_no_traceback(bad_files):
     process = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert process.returncode == 2
     assert "Traceback" not in process.stderr and process.stderr.count("\n") == 1
+
+
+def test_a_kong_face_no_kong_can_hold_is_exit_2_before_the_photo_is_read(bad_files, capsys):
+    assert main(["photo", str(bad_files["empty"]), "--kong-face", "5f"]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "--kong-face '5f'" in lines[0] and "empty" not in lines[0]
