@@ -105,3 +105,12 @@ def test_a_named_face_with_no_kong_of_four_backs_is_reported_unused():
 def test_named_faces_that_no_kong_can_hold_are_refused(faces, message):
     with pytest.raises(InputError, match=message):
         check_kong_faces(faces)
+
+
+def test_the_live_reader_scores_a_named_kong_face_as_the_photo_does():
+    from vision.live.reading import PipelineHandReader
+
+    scene = lay_out(CONCEALED, MELDS, [], "3m", kong_backs="all")
+    outcome = PipelineHandReader("taiwan", None, CONTEXT, kong_faces=["6z"])(scene.readings(angle_degrees=20))
+    assert outcome.complete
+    assert outcome.document["score"]["total"] == _total("6z")

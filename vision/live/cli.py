@@ -14,6 +14,7 @@ import typer
 from scoring import cli_options as opts
 from vision.live.run import LiveRequest, run_live
 from vision.live.stability import DEFAULT_HOLD_SECONDS
+from vision.photo_cli import KongFace
 
 Source = Annotated[
     str,
@@ -68,6 +69,7 @@ def register(app: typer.Typer) -> None:
         reconnect_attempts: ReconnectAttempts = 5,
         width: Width = None,
         height: Height = None,
+        kong_face: KongFace = None,
         rules: opts.RulesOpt = None,
         table: opts.TableOpt = None,
         seat: opts.SeatOpt = None,
@@ -98,8 +100,11 @@ def register(app: typer.Typer) -> None:
 
         A video file ends with a summary on stderr; a lost camera is retried, then reported.
         """
+        from vision.hidden_kong import check_kong_faces
+
         flags = opts.ScoringFlags.from_arguments(locals())
         ruleset, settings = opts.resolve(flags)
+        kong_faces = tuple(check_kong_faces(kong_face or []))
         request = LiveRequest(
             source=source,
             rules=ruleset,
@@ -113,6 +118,7 @@ def register(app: typer.Typer) -> None:
             realtime=realtime,
             max_seconds=max_seconds,
             reconnect_attempts=reconnect_attempts,
+            kong_faces=kong_faces,
             camera_width=width,
             camera_height=height,
         )

@@ -41,6 +41,7 @@ class LiveRequest:
     camera_width: int | None = None
     camera_height: int | None = None
     classify_refresh: float = 1.0
+    kong_faces: tuple[str, ...] = ()  # faces named for concealed kongs of four backs (--kong-face)
 
 
 def has_screen() -> bool:
@@ -117,7 +118,7 @@ def build_session(request: LiveRequest, detector: Any = None, classifier: Any = 
 
             ruleset = load_ruleset(rules_spec)
             return PipelineHandReader(ruleset, table_for(request.table, ruleset), request.context, name,
-                                      faint_below=faint_below)
+                                      faint_below=faint_below, kong_faces=request.kong_faces)
 
         reader = make_reader(rules)
         if classifier is None:
