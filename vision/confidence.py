@@ -157,11 +157,12 @@ class _RunnersUp:
 
 
 def _scored_runners_up(decoded: HandReading, best_total: Any, context: dict[str, Any], rules: Any,
-                       table: Any, reported: LegalReading) -> _RunnersUp:
+                       table: Any, reported: LegalReading, winning_tile: str | None = None) -> _RunnersUp:
     """The decoder's legal runners-up that are plausible (REPORT_SHARE) and score another total than the
     reported reading, described by how they differ from it, and the share of those that score the
-    same. With the winning tile not shown, each is scored at its lowest winning-tile choice, as the
-    reported hand is."""
+    same. Each is scored with the winning tile the player named (``winning_tile``) where it holds
+    one; else, with the winning tile not shown, at its lowest winning-tile choice, as the reported
+    hand is."""
     changing = []
     agreeing = 0.0
     for other in decoded.alternatives:
@@ -169,7 +170,10 @@ def _scored_runners_up(decoded: HandReading, best_total: Any, context: dict[str,
         if share < REPORT_SHARE:
             continue
         hand = other.hand
-        if not decoded.winning_known:
+        if winning_tile is not None and winning_tile in hand["concealed"]:
+            hand = {**hand, "winning_tile": winning_tile}
+            report = score_reading(hand, context, rules, table)
+        elif not decoded.winning_known:
             hand, report, _ = choose_winning_tile(hand, context, rules, table)
         else:
             report = score_reading(hand, context, rules, table)
@@ -186,8 +190,8 @@ def build_report(readings: list[TileReading], decoded: HandReading, best_total: 
                  winning_alternatives: list[ScoredAlternative] | None = None,
                  unseen_alternatives: list[ScoredAlternative] | None = None,
                  reported: LegalReading | None = None, set_aside: int = 0,
-                 maybe_flowers: int = 0, kong_alternatives: list[ScoredAlternative] | None = None
-                 ) -> ConfidenceReport:
+                 maybe_flowers: int = 0, kong_alternatives: list[ScoredAlternative] | None = None,
+                 winning_tile: str | None = None) -> ConfidenceReport:
     """Score the plausible runners-up and collect everything the confidence report shows.
 
     ``unseen_alternatives`` are the other completions of an unseen tile (:func:`choose_unseen_tile`)
@@ -197,7 +201,8 @@ def build_report(readings: list[TileReading], decoded: HandReading, best_total: 
     ``maybe_flowers`` counts the tiles left out beside the hand that may be flowers
     (``vision.stray_flowers.maybe_flowers``): with any, the score is not called stable either.
     ``kong_alternatives`` are the other totals of a concealed kong of four backs
-    (``vision.hidden_kong``): with any, neither.
+    (``vision.hidden_kong``): with any, neither. ``winning_tile`` is the one the player named
+    (``--winning-tile``): the runners-up are scored with it too.
     """
     groups = []
     for number, group in enumerate(decoded.best.groups):
@@ -205,7 +210,7 @@ def build_report(readings: list[TileReading], decoded: HandReading, best_total: 
                        "tiles": list(group.codes), "confidence": round(group.probability, 4)})
     completions = list(unseen_alternatives or [])
     reported = reported or decoded.best
-    runners_up = _scored_runners_up(decoded, best_total, context, rules, table, reported)
+    runners_up = _scored_runners_up(decoded, best_total, context, rules, table, reported, winning_tile)
     kong_alternatives = list(kong_alternatives or [])
     alternatives = list(winning_alternatives or []) + completions + kong_alternatives + runners_up.changing
     # Unstable when the winning tile or an unseen tile is a guess that changes the total (the winning

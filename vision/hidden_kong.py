@@ -6,8 +6,8 @@ takes any face the rest of the hand allows. As with a winning tile the photo doe
 (``vision.confidence.choose_winning_tile``), the lowest valid total over the faces is reported, so
 nobody is overpaid on a guess, and each other total is listed with the faces that give it: a
 player who knows the face reads off the right score, or turns two tiles up and photographs again.
-Or says it: ``taicam photo --kong-face 5z`` (:func:`give_kong_faces`), like any other context the
-photo cannot show, and the kong is scored with that face and no guess.
+Or says it: ``taicam photo --kong-face 5z`` (``vision.named_tiles``, :func:`give_kong_faces`), like
+any other context the photo cannot show, and the kong is scored with that face and no guess.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from scoring.errors import InputError
 from scoring.tiles import BACK, SET_TILE_CODES
 from vision.confidence import ScoredAlternative, lowest_first, score_reading
 from vision.decode import LegalReading
@@ -53,20 +52,6 @@ def _with_face(hand: dict[str, Any], position: int, face: str) -> dict[str, Any]
 
 def _faces_text(faces: list[str]) -> str:
     return faces[0] if len(faces) == 1 else ", ".join(faces[:-1]) + " or " + faces[-1]
-
-
-def check_kong_faces(faces: list[str]) -> list[str]:
-    """The faces a player named for concealed kongs of four backs, checked: each a set tile's code
-    (InputError naming the first that is not), each at most once (a kong holds all four copies)."""
-    for face in faces:
-        if face not in SET_TILE_CODES:
-            raise InputError(f"--kong-face {face!r}: not a tile face a kong can hold (a suit tile, wind or "
-                             "dragon code such as 5m, 9p, 1s, 4z or 7z)")
-    repeated = sorted({face for face in faces if faces.count(face) > 1})
-    if repeated:
-        raise InputError(f"--kong-face {repeated[0]} is given twice: a kong holds all four copies of its "
-                         "face")
-    return faces
 
 
 def give_kong_faces(hand: dict[str, Any], positions: list[int], faces: list[str]

@@ -101,9 +101,10 @@ def format_result(result: Any) -> str:
 
 
 def run_photos(images: list[Path], *, ruleset: Any, table: Any, context: dict[str, Any], as_json: bool,
-               annotate: Path | None, pipeline: Any = None, kong_faces: list[str] | None = None) -> int:
+               annotate: Path | None, pipeline: Any = None, named: Any = None) -> int:
     """Read every photo; return the exit status (0 all read, 2 if any photo was bad input).
-    ``kong_faces``: the faces the player names for concealed kongs lying as four backs."""
+    ``named``: the tiles the player names that no photo shows (``vision.named_tiles.NamedTiles``)."""
+    from vision.named_tiles import NOTHING_NAMED
     from vision.pipeline import PhotoPipeline, PhotoReadError, failed_result
 
     pipeline = pipeline or PhotoPipeline()
@@ -111,7 +112,7 @@ def run_photos(images: list[Path], *, ruleset: Any, table: Any, context: dict[st
     for image in images:
         try:
             result = pipeline.read_photo(image, rules=ruleset, table=table, context=context,
-                                         kong_faces=kong_faces or [])
+                                         named=named or NOTHING_NAMED)
             if annotate is not None:
                 _annotate(annotate, image, len(images) > 1, result)
         except InputError as error:
@@ -143,6 +144,10 @@ KongFace = Annotated[list[str] | None, typer.Option(
     "--kong-face", help="The face of a concealed kong lying as four backs (e.g. 5z), which no photo "
     "shows; repeat for a second kong. Without it the lowest total over the faces it may hide is "
     "scored and the others listed.")]
+WinningTile = Annotated[str | None, typer.Option(
+    "--winning-tile", help="The tile the hand won on (e.g. 5p), when the photo does not show it lying "
+    "across or set apart, or shows it wrong. Without it the lowest total over the tiles that may have "
+    "won is scored and the others listed.")]
 
 
 def register(app: typer.Typer) -> None:
@@ -150,7 +155,8 @@ def register(app: typer.Typer) -> None:
 
     @app.command("photo")
     def photo(images: Images, as_json: AsJson = False, annotate: Annotate = None,
-              kong_face: KongFace = None, rules: opts.RulesOpt = None, table: opts.TableOpt = None,
+              kong_face: KongFace = None, winning_tile: WinningTile = None,
+              rules: opts.RulesOpt = None, table: opts.TableOpt = None,
               seat: opts.SeatOpt = None, round_wind: opts.RoundOpt = None,
               self_drawn: opts.SelfDrawnOpt = None, dealer: opts.DealerOpt = None,
               streak: opts.StreakOpt = None, discarder: opts.DiscarderOpt = None,
@@ -162,11 +168,11 @@ def register(app: typer.Typer) -> None:
               minimum: opts.MinimumOpt = None, limit: opts.LimitOpt = None, dice_cap: opts.DiceCapOpt = None,
               no_ting_in_play: opts.NoTingOpt = None, option: opts.OptionOpt = None) -> None:
         """Read photos of winning hands laid out on the table and score them."""
-        from vision.hidden_kong import check_kong_faces
+        from vision.named_tiles import named_tiles
 
         flags = opts.ScoringFlags.from_arguments(locals())
         ruleset, settings = opts.resolve(flags)
         status = run_photos(images, ruleset=ruleset, table=settings, context=flags.context().to_json(),
-                            as_json=as_json, annotate=annotate, kong_faces=check_kong_faces(kong_face or []))
+                            as_json=as_json, annotate=annotate, named=named_tiles(kong_face, winning_tile))
         if status:
             raise typer.Exit(status)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -51,6 +51,7 @@ from vision.hidden_kong import (
 )
 from vision.imageio import ArraySource, PhotoSource
 from vision.layout import face_outline, layout_candidates, row_angle
+from vision.named_tiles import NOTHING_NAMED, NamedTiles
 from vision.row_completion import SPARE_OVERLAP_IOU
 from vision.sideways_cut import second_cuts
 from vision.sideways_halves import JOINED_WARNING, joined_halves, read_with_winning_tile_joined
@@ -198,7 +199,7 @@ def resolve_ruleset(rules: Any, table: Any) -> Any:
 
 
 def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any, context: dict[str, Any],
-                        infer_unseen: bool, kong_faces: Sequence[str] = ()) -> tuple[Layout, HandReading]:
+                        infer_unseen: bool, named: NamedTiles = NOTHING_NAMED) -> tuple[Layout, HandReading]:
     """Decode the most plausible layout; if no legal hand reads from it, the next ones (another row
     may be the concealed one). A layout read with every tile seen beats one that needs an unseen tile
     (a wrong choice of row can be one tile short too), so a photo that read before unseen tiles were
@@ -209,7 +210,7 @@ def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any, con
     for layout in layouts:
         try:
             decoded = decode_hand(readings, layout, rules=rules, table=table, context=context,
-                                  infer_unseen=infer_unseen, kong_faces=kong_faces)
+                                  infer_unseen=infer_unseen, kong_faces=named.kong_faces)
         except InputError as error:
             first_error = first_error or error
             continue
@@ -217,7 +218,7 @@ def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any, con
             return layout, decoded
         with_unseen = with_unseen or (layout, decoded)
     if infer_unseen:
-        in_front = _winning_tile_in_front(readings, layouts[0], rules, table, context, kong_faces)
+        in_front = _winning_tile_in_front(readings, layouts[0], rules, table, context, named)
         if in_front is not None:
             return in_front
     if with_unseen is not None:
@@ -234,7 +235,7 @@ MAX_SPARE_PAIRS = 10
 
 
 def _winning_tile_in_front(readings: list[TileReading], layout: Layout, rules: Any, table: Any,
-                           context: dict[str, Any], kong_faces: Sequence[str] = ()
+                           context: dict[str, Any], named: NamedTiles = NOTHING_NAMED
                            ) -> tuple[Layout, HandReading] | None:
     """The hand read with an ignored tile lying close to the concealed row taken as the winning tile,
     when that makes it whole with every tile seen; else None.
@@ -265,7 +266,7 @@ def _winning_tile_in_front(readings: list[TileReading], layout: Layout, rules: A
                 continue
             try:
                 decoded = decode_hand(turned, layout_turned, rules=rules, table=table, context=context,
-                                      infer_unseen=True, kong_faces=kong_faces)
+                                      infer_unseen=True, kong_faces=named.kong_faces)
             except InputError:
                 continue
             if decoded.unseen is None:
@@ -285,53 +286,90 @@ class _ScoredHand:
     reported: LegalReading
     winning_alternatives: list[ScoredAlternative] | None = None
     unseen_alternatives: list[ScoredAlternative] | None = None
-    warning: str | None = None
     kong_alternatives: list[ScoredAlternative] | None = None
-    kong_warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
 
 def _score_decoded(decoded: HandReading, ctx: dict[str, Any], rules: Any, table: Any,
-                   kong_faces: Sequence[str] = ()) -> _ScoredHand:
+                   named: NamedTiles = NOTHING_NAMED) -> _ScoredHand:
     """Score the decoded hand; a tile the photo leaves to guess (unseen, or the winning tile not shown)
     is scored for every choice, since the report must say what the guess is worth, and so is every
-    face a concealed kong of four backs may hide (``vision.hidden_kong``) unless the player named it
-    (``kong_faces``, ``--kong-face``)."""
-    scored = _score_guesses(decoded, ctx, rules, table)
+    face a concealed kong of four backs may hide (``vision.hidden_kong``), unless the player named
+    it (``named``: ``--winning-tile``, ``--kong-face``; ``vision.named_tiles``)."""
+    scored = _score_guesses(decoded, ctx, rules, table, named.winning_tile)
     hidden = hidden_kong_melds(decoded.best)
-    if not hidden and not kong_faces:
+    if not hidden and not named.kong_faces:
         return scored
-    hand, left, warnings = give_kong_faces(scored.hand, hidden, list(kong_faces))
-    named = [hand["melds"][position]["tiles"][0] for position in hidden if position not in left]
-    if named:
-        warnings.insert(0, f"concealed kong(s) of four backs scored as {', '.join(named)}, as --kong-face "
+    hand, left, warnings = give_kong_faces(scored.hand, hidden, list(named.kong_faces))
+    faces = [hand["melds"][position]["tiles"][0] for position in hidden if position not in left]
+    if faces:
+        warnings.insert(0, f"concealed kong(s) of four backs scored as {', '.join(faces)}, as --kong-face "
                            "says")
     alternatives: list[ScoredAlternative] = []
     if left:
         hand, report, alternatives = choose_hidden_kong_faces(hand, left, ctx, rules, table)
         warnings.append(hidden_kong_warning(hand, left, alternatives))
-    elif named:
+    elif faces:
         report = score_reading(hand, ctx, rules, table)
     else:
         report = scored.report
-    return replace(scored, hand=hand, report=report, kong_alternatives=alternatives, kong_warnings=warnings)
+    return replace(scored, hand=hand, report=report, kong_alternatives=alternatives,
+                   warnings=scored.warnings + warnings)
 
 
-def _score_guesses(decoded: HandReading, ctx: dict[str, Any], rules: Any, table: Any) -> _ScoredHand:
-    """The decoded hand scored, with an unseen tile or a winning tile not shown chosen (lowest total)."""
+def _score_guesses(decoded: HandReading, ctx: dict[str, Any], rules: Any, table: Any,
+                   winning: str | None = None) -> _ScoredHand:
+    """The decoded hand scored, with an unseen tile or a winning tile not shown chosen (lowest total),
+    or with the winning tile the player named (``winning``) where the hand as read holds it."""
     if decoded.unseen is not None:
+        completing = [r for r in decoded.unseen.completions if r.unseen == winning]
+        if decoded.unseen.winning and completing:
+            reported = completing[0]
+            return _ScoredHand(dict(reported.hand), score_reading(reported.hand, ctx, rules, table), reported,
+                               warnings=[f"the winning tile is not visible; scored as {winning}, as "
+                                         "--winning-tile says"])
         reported, report, alternatives, warning = choose_unseen_tile(decoded, ctx, rules, table)
-        return _ScoredHand(dict(reported.hand), report, reported, unseen_alternatives=alternatives,
-                           warning=warning)
+        scored = _ScoredHand(dict(reported.hand), report, reported, unseen_alternatives=alternatives,
+                             warnings=[warning])
+        if winning is not None and decoded.unseen.winning:
+            return replace(scored, warnings=[*scored.warnings, f"--winning-tile {winning} not used: it does "
+                                             "not complete the hand as read"])
+        return _with_named_winner(scored, winning, ctx, rules, table)
     if decoded.winning_known:
         hand = dict(decoded.hand)
-        return _ScoredHand(hand, score_reading(hand, ctx, rules, table), decoded.best)
+        scored = _ScoredHand(hand, score_reading(hand, ctx, rules, table), decoded.best)
+        return _with_named_winner(scored, winning, ctx, rules, table)
+    if winning is not None and winning in decoded.hand["concealed"]:
+        hand = {**decoded.hand, "winning_tile": winning}
+        return _ScoredHand(hand, score_reading(hand, ctx, rules, table), decoded.best,
+                           warnings=[f"the photo does not show which tile won; scored with {winning}, as "
+                                     "--winning-tile says"])
     hand, report, alternatives = choose_winning_tile(dict(decoded.hand), ctx, rules, table)
-    return _ScoredHand(hand, report, decoded.best, winning_alternatives=alternatives)
+    scored = _ScoredHand(hand, report, decoded.best, winning_alternatives=alternatives)
+    return _with_named_winner(scored, winning, ctx, rules, table)
+
+
+def _with_named_winner(scored: _ScoredHand, winning: str | None, ctx: dict[str, Any], rules: Any,
+                       table: Any) -> _ScoredHand:
+    """``scored`` with the winning tile the player named, where it differs from the hand's and the
+    hand holds it (the player saw the win; the photo may show the tile lying in the wrong place, or
+    read it wrong); a warning either way."""
+    shown = scored.hand["winning_tile"]
+    if winning is None or winning == shown:
+        return scored
+    if winning not in scored.hand["concealed"]:
+        return replace(scored, warnings=[*scored.warnings, f"--winning-tile {winning} not used: the hand as "
+                                         "read holds no " + winning])
+    hand = {**scored.hand, "winning_tile": winning}
+    report = score_reading(hand, ctx, rules, table)
+    return replace(scored, hand=hand, report=report, winning_alternatives=None,
+                   warnings=[*scored.warnings, f"the photo shows {shown} as the winning tile; scored with "
+                             f"{winning}, as --winning-tile says"])
 
 
 def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = None, table: Any = None,
                   context: Any = None, infer_unseen: bool = False, optional: Collection[int] = (),
-                  kong_faces: Sequence[str] = ()) -> PhotoResult:
+                  named: NamedTiles = NOTHING_NAMED) -> PhotoResult:
     """Layout, legal decoding, scoring and the confidence report for tile readings (no models).
 
     ``infer_unseen`` reads a hand one tile short with that tile inferred (``decode_hand``): right for a
@@ -341,17 +379,17 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
     ``optional`` are the indices of tiles the detector was unsure of (weak peaks kept because they
     extend a row): when no winning hand reads with them, the hand is read again without them, and
     the result's readings are then the others. Readings whose detection is a ``spare`` are left out
-    unless the hand is a tile short without them (:func:`_read_with_spares`). ``kong_faces`` are the
-    faces the player names for concealed kongs of four backs (``--kong-face``; :func:`_score_decoded`).
+    unless the hand is a tile short without them (:func:`_read_with_spares`). ``named`` holds what the
+    player names that no photo shows (``--kong-face``, ``--winning-tile``; :func:`_score_decoded`).
     Raises InputError for photos that cannot be a hand (no tiles, two hands, not a winning hand).
     """
     spares = [i for i, reading in enumerate(readings) if reading.detection.spare]
     if spares:
         return _read_with_spares(readings, spares, image=image, rules=rules, table=table,
                                  context=context, infer_unseen=infer_unseen, optional=optional,
-                                 kong_faces=kong_faces)
+                                 named=named)
     try:
-        return _read_hand(readings, image, rules, table, context, infer_unseen, kong_faces)
+        return _read_hand(readings, image, rules, table, context, infer_unseen, named)
     except InputError as error:
         if not optional:
             raise
@@ -359,7 +397,7 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
     faint = set(optional)
     sure = [reading for index, reading in enumerate(readings) if index not in faint]
     try:
-        result = _read_hand(sure, image, rules, table, context, infer_unseen, kong_faces)
+        result = _read_hand(sure, image, rules, table, context, infer_unseen, named)
     except InputError:
         raise first_error from None
     dropped = len(readings) - len(sure)
@@ -370,7 +408,7 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
 
 def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: str, rules: Any,
                       table: Any, context: Any, infer_unseen: bool, optional: Collection[int],
-                      kong_faces: Sequence[str] = ()) -> PhotoResult:
+                      named: NamedTiles = NOTHING_NAMED) -> PhotoResult:
     """Read the hand without the spare detections; if it is then short (it fails, or needs a tile
     inferred unseen), read it again with each spare in turn, strongest first, then with two of them
     (a winning tile lying flat in front of a row and a set's tile behind it are often both weak),
@@ -384,7 +422,7 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
     first_error: InputError | None = None
     try:
         first = read_readings(base, image=image, rules=rules, table=table, context=context,
-                              infer_unseen=infer_unseen, optional=base_optional, kong_faces=kong_faces)
+                              infer_unseen=infer_unseen, optional=base_optional, named=named)
     except InputError as error:
         first_error = error
     if first is not None and (first.decoded is None or first.decoded.unseen is None):
@@ -397,7 +435,7 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
                  for i in chosen]
         try:
             result = read_readings([*base, *added], image=image, rules=rules, table=table, context=context,
-                                   infer_unseen=infer_unseen, optional=base_optional, kong_faces=kong_faces)
+                                   infer_unseen=infer_unseen, optional=base_optional, named=named)
         except InputError:
             continue
         if result.decoded is not None and result.decoded.unseen is None:
@@ -419,26 +457,25 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
 
 
 def _read_hand(readings: list[TileReading], image: str, rules: Any, table: Any, context: Any,
-               infer_unseen: bool, kong_faces: Sequence[str] = ()) -> PhotoResult:
+               infer_unseen: bool, named: NamedTiles = NOTHING_NAMED) -> PhotoResult:
     rules = resolve_ruleset(rules, table)
     ctx = _context_dict(context)
     result = PhotoResult(image=image, readings=readings, assumed=assumed_context(ctx, table))
     started = time.perf_counter()
-    layout, decoded = _decode_best_layout(readings, rules, table, ctx, infer_unseen, kong_faces)
+    layout, decoded = _decode_best_layout(readings, rules, table, ctx, infer_unseen, named)
     result.layout = layout
     result.decoded = decoded
     result.timings["decode"] = time.perf_counter() - started
-    scored = _score_decoded(decoded, ctx, rules, table, kong_faces)
+    scored = _score_decoded(decoded, ctx, rules, table, named)
     result.hand = {**scored.hand, "context": ctx}
     result.score = scored.report
     flowers_left_out = maybe_flowers(readings, layout)
     result.report = build_report(readings, decoded, scored.report.total, ctx, rules, table,
                                  scored.winning_alternatives, scored.unseen_alternatives, scored.reported,
                                  set_aside=len(layout.set_aside), maybe_flowers=len(flowers_left_out),
-                                 kong_alternatives=scored.kong_alternatives)
+                                 kong_alternatives=scored.kong_alternatives, winning_tile=named.winning_tile)
     result.timings["score"] = time.perf_counter() - started - result.timings["decode"]
-    guess_warnings = [scored.warning] if scored.warning else []
-    result.warnings = [*decoded.warnings, *guess_warnings, *scored.kong_warnings]
+    result.warnings = [*decoded.warnings, *scored.warnings]
     if not result.report.score_stable:
         totals = sorted({a.total for a in result.report.alternatives
                          if a.total is not None and a.total != scored.report.total})
@@ -546,20 +583,20 @@ class PhotoPipeline:
                 if reading.detection.score < threshold and not reading.detection.spare]
 
     def read_photo(self, path: str | Path, *, rules: Any = None, table: Any = None, context: Any = None,
-                   kong_faces: Sequence[str] = ()) -> PhotoResult:
+                   named: NamedTiles = NOTHING_NAMED) -> PhotoResult:
         """Read one photo file into a scored hand (InputError for anything the user must fix). A
         photo whose hand does not read is looked at again, finer (:meth:`_read_finer`).
-        ``kong_faces``: the faces the player names for concealed kongs of four backs."""
+        ``named``: what the player names that no photo shows (``vision.named_tiles``)."""
         started = time.perf_counter()
         source = PhotoSource(path)
         timings: dict[str, float] = {}
         readings, classify, read_flowers = self._read_tiles(source, timings)
         try:
             result = self._read_hand(readings, classify, image=str(path), rules=rules, table=table,
-                                     context=context, read_flowers=read_flowers, kong_faces=kong_faces)
+                                     context=context, read_flowers=read_flowers, named=named)
         except InputError as error:
             result = self._read_finer(source, image=str(path), rules=rules, table=table, context=context,
-                                      kong_faces=kong_faces)
+                                      named=named)
             if result is None:
                 failure = PhotoReadError(str(error), readings)
                 failure.timings = {**timings, "total": time.perf_counter() - started}
@@ -568,7 +605,7 @@ class PhotoPipeline:
         return result
 
     def _read_finer(self, source: PhotoSource, *, image: str, rules: Any, table: Any, context: Any,
-                    kong_faces: Sequence[str] = ()) -> PhotoResult | None:
+                    named: NamedTiles = NOTHING_NAMED) -> PhotoResult | None:
         """The hand read from the detector's finer looks (:data:`FINER_DETECTOR_SIZES`), the first
         that reads, its score called unsure; None if none does. The photo's own failure stays the
         one reported."""
@@ -577,7 +614,7 @@ class PhotoPipeline:
             try:
                 readings, classify, read_flowers = self._read_tiles(source, timings, detector_size=size)
                 result = self._read_hand(readings, classify, image=image, rules=rules, table=table,
-                                         context=context, read_flowers=read_flowers, kong_faces=kong_faces)
+                                         context=context, read_flowers=read_flowers, named=named)
             except InputError:
                 continue
             result.timings = {**{f"finer_{key}": value for key, value in timings.items()},
@@ -599,13 +636,13 @@ class PhotoPipeline:
 
     def _read_hand(self, readings: list[TileReading], classify: Classify, *, image: str, rules: Any,
                    table: Any, context: Any, read_flowers: ReadFlowers | None = None,
-                   kong_faces: Sequence[str] = ()) -> PhotoResult:
+                   named: NamedTiles = NOTHING_NAMED) -> PhotoResult:
         """The hand read with the second looks (:func:`read_with_second_looks`); a hand that reads is
         read once more when the flower model (``read_flowers``) is sure that tiles it left out beside
         it are flowers (``vision.stray_flowers``)."""
         def read(tiles: list[TileReading]) -> PhotoResult:
             return read_readings(tiles, image=image, rules=rules, table=table, context=context,
-                                 infer_unseen=True, optional=self.faint_tiles(tiles), kong_faces=kong_faces)
+                                 infer_unseen=True, optional=self.faint_tiles(tiles), named=named)
 
         result = read_with_second_looks(readings, classify, read)
         if read_flowers is None:
@@ -768,10 +805,10 @@ def _with_spares(detections: list[Detection]) -> list[Detection]:
 
 
 def read_photo(path: str | Path, rules: Any = None, table: Any = None, context: Any = None,
-               pipeline: PhotoPipeline | None = None, kong_faces: Sequence[str] = ()) -> PhotoResult:
+               pipeline: PhotoPipeline | None = None, named: NamedTiles = NOTHING_NAMED) -> PhotoResult:
     """Read and score one photo with the shipped models (see :class:`PhotoPipeline`)."""
     return (pipeline or PhotoPipeline()).read_photo(path, rules=rules, table=table, context=context,
-                                                    kong_faces=kong_faces)
+                                                    named=named)
 
 
 def failed_result(image: str, error: InputError, readings: list[TileReading] | None = None) -> PhotoResult:

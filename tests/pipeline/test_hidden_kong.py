@@ -9,7 +9,8 @@ from hand_scenes import lay_out
 
 from scoring import hand_from_json, score_hand
 from scoring.errors import InputError
-from vision.hidden_kong import check_kong_faces, choose_hidden_kong_faces, hidden_kong_melds, possible_faces
+from vision.hidden_kong import choose_hidden_kong_faces, hidden_kong_melds, possible_faces
+from vision.named_tiles import NamedTiles, named_tiles
 from vision.pipeline import read_readings
 
 # 5z (white dragon) and 2z are in the hand already, so the kong can hide neither.
@@ -30,6 +31,10 @@ def _total(face: str) -> int:
 
 def _position(hand: dict) -> int:
     return next(n for n, meld in enumerate(hand["melds"]) if meld["concealed"])
+
+
+def _read_naming(scene, **named):
+    return read_readings(scene.readings(angle_degrees=20), context=CONTEXT, named=NamedTiles(**named))
 
 
 def test_a_kong_hides_only_faces_seen_nowhere_else_in_the_hand():
@@ -74,7 +79,7 @@ def test_a_kong_with_a_face_up_is_scored_as_seen():
 
 def test_a_face_the_player_names_is_scored_with_no_guess():
     scene = lay_out(CONCEALED, MELDS, [], "3m", kong_backs="all")
-    result = read_readings(scene.readings(angle_degrees=20), context=CONTEXT, kong_faces=["6z"])
+    result = _read_naming(scene, kong_faces=("6z",))
     assert result.hand["melds"][_position(result.hand)]["tiles"] == ["6z"] * 4
     assert result.score.total == _total("6z") > _total("9p")
     assert any("scored as 6z" in w and "--kong-face" in w for w in result.warnings)
@@ -85,7 +90,7 @@ def test_a_face_the_player_names_is_scored_with_no_guess():
 
 def test_a_named_face_the_hand_already_shows_is_not_used_and_the_faces_are_guessed_as_before():
     scene = lay_out(CONCEALED, MELDS, [], "3m", kong_backs="all")
-    result = read_readings(scene.readings(angle_degrees=20), context=CONTEXT, kong_faces=["5z"])
+    result = _read_naming(scene, kong_faces=("5z",))
     assert any("--kong-face 5z not used" in w for w in result.warnings)
     assert any("would total" in w for w in result.warnings)
     assert not result.report.score_stable
@@ -93,24 +98,26 @@ def test_a_named_face_the_hand_already_shows_is_not_used_and_the_faces_are_guess
 
 def test_a_named_face_with_no_kong_of_four_backs_is_reported_unused():
     scene = lay_out(CONCEALED, MELDS, [], "3m", kong_backs="outer")
-    result = read_readings(scene.readings(angle_degrees=20), context=CONTEXT, kong_faces=["6z"])
+    result = _read_naming(scene, kong_faces=("6z",))
     assert result.hand["melds"][_position(result.hand)]["tiles"] == ["9p"] * 4
     assert any("--kong-face 6z not used: the photo shows 0" in w for w in result.warnings)
 
 
-@pytest.mark.parametrize(("faces", "message"), [
-    (["5f"], "not a tile face"), (["back"], "not a tile face"), (["x"], "not a tile face"),
-    (["6z", "6z"], "given twice"),
+@pytest.mark.parametrize(("faces", "winning", "message"), [
+    (["5f"], None, "--kong-face '5f': not a tile face"), (["back"], None, "not a tile face"),
+    (["x"], None, "not a tile face"), (["6z", "6z"], None, "given twice"),
+    ([], "3f", "--winning-tile '3f': not a tile a hand can win on"), ([], "10m", "--winning-tile"),
 ])
-def test_named_faces_that_no_kong_can_hold_are_refused(faces, message):
+def test_named_tiles_that_no_hand_can_hold_are_refused(faces, winning, message):
     with pytest.raises(InputError, match=message):
-        check_kong_faces(faces)
+        named_tiles(faces, winning)
 
 
 def test_the_live_reader_scores_a_named_kong_face_as_the_photo_does():
     from vision.live.reading import PipelineHandReader
 
     scene = lay_out(CONCEALED, MELDS, [], "3m", kong_backs="all")
-    outcome = PipelineHandReader("taiwan", None, CONTEXT, kong_faces=["6z"])(scene.readings(angle_degrees=20))
+    reader = PipelineHandReader("taiwan", None, CONTEXT, named=NamedTiles(kong_faces=("6z",)))
+    outcome = reader(scene.readings(angle_degrees=20))
     assert outcome.complete
     assert outcome.document["score"]["total"] == _total("6z")

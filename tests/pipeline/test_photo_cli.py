@@ -73,3 +73,8 @@ def test_a_kong_face_no_kong_can_hold_is_exit_2_before_the_photo_is_read(bad_fil
     assert main(["photo", str(bad_files["empty"]), "--kong-face", "5f"]) == 2
     lines = capsys.readouterr().err.strip().splitlines()
     assert len(lines) == 1 and "--kong-face '5f'" in lines[0] and "empty" not in lines[0]
+
+
+def test_a_winning_tile_no_hand_can_win_on_is_exit_2(bad_files, capsys):
+    assert main(["photo", str(bad_files["empty"]), "--winning-tile", "8f"]) == 2
+    assert "--winning-tile '8f'" in capsys.readouterr().err

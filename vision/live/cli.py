@@ -14,7 +14,7 @@ import typer
 from scoring import cli_options as opts
 from vision.live.run import LiveRequest, run_live
 from vision.live.stability import DEFAULT_HOLD_SECONDS
-from vision.photo_cli import KongFace
+from vision.photo_cli import KongFace, WinningTile
 
 Source = Annotated[
     str,
@@ -70,6 +70,7 @@ def register(app: typer.Typer) -> None:
         width: Width = None,
         height: Height = None,
         kong_face: KongFace = None,
+        winning_tile: WinningTile = None,
         rules: opts.RulesOpt = None,
         table: opts.TableOpt = None,
         seat: opts.SeatOpt = None,
@@ -100,11 +101,11 @@ def register(app: typer.Typer) -> None:
 
         A video file ends with a summary on stderr; a lost camera is retried, then reported.
         """
-        from vision.hidden_kong import check_kong_faces
+        from vision.named_tiles import named_tiles
 
         flags = opts.ScoringFlags.from_arguments(locals())
         ruleset, settings = opts.resolve(flags)
-        kong_faces = tuple(check_kong_faces(kong_face or []))
+        named = named_tiles(kong_face, winning_tile)
         request = LiveRequest(
             source=source,
             rules=ruleset,
@@ -118,7 +119,7 @@ def register(app: typer.Typer) -> None:
             realtime=realtime,
             max_seconds=max_seconds,
             reconnect_attempts=reconnect_attempts,
-            kong_faces=kong_faces,
+            named=named,
             camera_width=width,
             camera_height=height,
         )

@@ -9,11 +9,11 @@ hand scores the same on a photo and on the camera. The only live-specific part i
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from typing import Any
 
 from scoring.errors import InputError
 from vision.live.engine import HandOutcome
+from vision.named_tiles import NOTHING_NAMED, NamedTiles
 from vision.stray_flowers import ReadFlowers, read_with_stray_flowers
 from vision.turned_faces import Classify
 from vision.types import TileReading
@@ -31,13 +31,13 @@ class PipelineHandReader:
     for "not a hand" at every steady moment. ``faint_below`` is the detector's own threshold:
     tiles scored under it were kept only because they continue a row, and, as ``taicam photo``
     does, the hand is read again without them when it does not read with them (a gap between two
-    sets can look like a tile). ``kong_faces`` are the faces the player named for concealed kongs
-    lying as four backs (``--kong-face``), read as ``taicam photo`` reads them.
+    sets can look like a tile). ``named`` holds the tiles the player named that no photo shows
+    (``--kong-face``, ``--winning-tile``: ``vision.named_tiles``), taken as ``taicam photo`` takes them.
     """
 
     def __init__(
         self, rules: Any = None, table: Any = None, context: Any = None, source_name: str = "",
-        faint_below: float | None = None, kong_faces: Sequence[str] = (),
+        faint_below: float | None = None, named: NamedTiles = NOTHING_NAMED,
     ) -> None:
         from vision.pipeline import resolve_ruleset
 
@@ -46,7 +46,7 @@ class PipelineHandReader:
         self.context = context
         self.source_name = source_name
         self.faint_below = faint_below
-        self.kong_faces = tuple(kong_faces)
+        self.named = named
 
     @property
     def rules_id(self) -> str:
@@ -67,7 +67,7 @@ class PipelineHandReader:
             faint = ([i for i, r in enumerate(tiles) if r.detection.score < self.faint_below]
                      if self.faint_below is not None else [])
             return read_readings(tiles, image=self.source_name, rules=self.ruleset, table=self.table,
-                                 context=self.context, optional=faint, kong_faces=self.kong_faces)
+                                 context=self.context, optional=faint, named=self.named)
 
         if classify is not None:
             readings = with_false_turns_undone(readings, classify)

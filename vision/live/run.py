@@ -20,6 +20,7 @@ from vision.live.reading import PipelineHandReader
 from vision.live.session import KEY_HELP, EventSink, LiveSession, SessionOptions, SessionSummary
 from vision.live.stability import DEFAULT_HOLD_SECONDS, StabilityConfig
 from vision.live.tracker import TrackerConfig
+from vision.named_tiles import NOTHING_NAMED, NamedTiles
 
 
 @dataclass
@@ -41,7 +42,7 @@ class LiveRequest:
     camera_width: int | None = None
     camera_height: int | None = None
     classify_refresh: float = 1.0
-    kong_faces: tuple[str, ...] = ()  # faces named for concealed kongs of four backs (--kong-face)
+    named: NamedTiles = NOTHING_NAMED  # --kong-face, --winning-tile: what no photo shows
 
 
 def has_screen() -> bool:
@@ -118,7 +119,7 @@ def build_session(request: LiveRequest, detector: Any = None, classifier: Any = 
 
             ruleset = load_ruleset(rules_spec)
             return PipelineHandReader(ruleset, table_for(request.table, ruleset), request.context, name,
-                                      faint_below=faint_below, kong_faces=request.kong_faces)
+                                      faint_below=faint_below, named=request.named)
 
         reader = make_reader(rules)
         if classifier is None:

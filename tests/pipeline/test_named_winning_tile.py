@@ -1,0 +1,61 @@
+"""``--winning-tile``: the player names the tile the hand won on, which the photo does not show (or
+shows wrong); the hand is scored with it and no guess (real scorer, readings made from known hands)."""
+
+from __future__ import annotations
+
+from hand_scenes import lay_out
+
+from scoring import hand_from_json, score_hand
+from vision.named_tiles import NamedTiles
+from vision.pipeline import read_readings
+
+CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
+MELDS = [("pung", ["5z", "5z", "5z"], False), ("kong", ["9p"] * 4, True)]
+CONTEXT = {"self_drawn": False, "seat_wind": "3z", "round_wind": "1z", "dealer": False}
+
+
+def _total(winning: str) -> int:
+    hand = {"concealed": sorted([*CONCEALED, "3m"]), "winning_tile": winning, "flowers": [],
+            "melds": [{"kind": "pung", "tiles": ["5z"] * 3, "concealed": False},
+                      {"kind": "kong", "tiles": ["9p"] * 4, "concealed": True}], "context": CONTEXT}
+    return score_hand(hand_from_json(hand), rules="taiwan").total
+
+
+def _read(style: str, **named):
+    scene = lay_out(CONCEALED, MELDS, [], "3m", winning_style=style)
+    return read_readings(scene.readings(angle_degrees=20), context=CONTEXT, named=NamedTiles(**named))
+
+
+def test_the_hand_assumed_here_scores_differently_by_its_winning_tile():
+    # Won on a discard, 4p makes its pung an exposed one (no longer three concealed pungs).
+    assert _total("3m") > _total("4p")
+
+
+def test_a_winning_tile_the_photo_does_not_show_is_guessed_at_the_lowest_total():
+    result = _read("none")
+    assert result.score.total == min(_total(code) for code in set(CONCEALED) | {"3m"})
+    assert any(a.description.startswith("winning tile") for a in result.report.alternatives)
+    assert not result.report.score_stable
+
+
+def test_the_winning_tile_the_player_names_is_scored_with_no_guess():
+    result = _read("none", winning_tile="3m")
+    assert result.hand["winning_tile"] == "3m"
+    assert result.score.total == _total("3m")
+    assert any("scored with 3m, as --winning-tile says" in w for w in result.warnings)
+    assert not any(a.description.startswith("winning tile") for a in result.report.alternatives)
+    assert result.report.score_stable
+
+
+def test_a_named_winning_tile_overrules_the_photo_and_says_so():
+    result = _read("sideways", winning_tile="4p")
+    assert result.hand["winning_tile"] == "4p"
+    assert result.score.total == _total("4p") < _total("3m")
+    assert any("the photo shows 3m as the winning tile; scored with 4p" in w for w in result.warnings)
+
+
+def test_a_named_winning_tile_the_hand_does_not_hold_is_reported_unused():
+    result = _read("sideways", winning_tile="7z")
+    assert result.hand["winning_tile"] == "3m"
+    assert result.score.total == _total("3m")
+    assert any("--winning-tile 7z not used: the hand as read holds no 7z" in w for w in result.warnings)
