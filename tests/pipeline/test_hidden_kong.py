@@ -121,3 +121,24 @@ def test_the_live_reader_scores_a_named_kong_face_as_the_photo_does():
     outcome = reader(scene.readings(angle_degrees=20))
     assert outcome.complete
     assert outcome.document["score"]["total"] == _total("6z")
+
+
+def test_the_cli_scores_a_rendered_kong_of_four_backs_with_the_face_the_player_names(tmp_path, capsys):
+    """Held-out render 900035: a 6z kong lying as four backs; self-drawn, seat North, round South."""
+    import json
+
+    from heldout_renders import held_out_render
+
+    from vision.cli import main
+
+    path, record = held_out_render(900035, tmp_path)
+    assert [m["tiles"][0] for m in record.hand["melds"] if m["concealed"]] == ["6z"]
+    flags = ["photo", str(path), "--json", "--seat", "N", "--round", "S", "--self-drawn"]
+    assert main(flags) == 0
+    guessed = json.loads(capsys.readouterr().out)
+    assert main([*flags, "--kong-face", "6z"]) == 0
+    named = json.loads(capsys.readouterr().out)
+    kong = next(m for m in named["hand"]["melds"] if m["concealed"])
+    assert kong["tiles"] == ["6z"] * 4
+    assert named["score"]["total"] > guessed["score"]["total"]  # a dragon kong is a dragon pung too
+    assert named["confidence_report"]["score_stable"] and not guessed["confidence_report"]["score_stable"]

@@ -59,3 +59,24 @@ def test_a_named_winning_tile_the_hand_does_not_hold_is_reported_unused():
     assert result.hand["winning_tile"] == "3m"
     assert result.score.total == _total("3m")
     assert any("--winning-tile 7z not used: the hand as read holds no 7z" in w for w in result.warnings)
+
+
+def test_the_cli_scores_a_render_whose_winning_tile_is_unseen_with_the_one_the_player_names(tmp_path, capsys):
+    """Held-out render 900173: the winning 5p lies flat in front of the standing row, over a standing
+    5p, and the detector does not see it; the hand is read a tile short, 4p, 5p and 8s complete it."""
+    import json
+
+    from heldout_renders import held_out_render
+
+    from vision.cli import main
+
+    path, record = held_out_render(900173, tmp_path)
+    assert record.hand["winning_tile"] == "5p"
+    assert main(["photo", str(path), "--json"]) == 0
+    guessed = json.loads(capsys.readouterr().out)
+    assert main(["photo", str(path), "--json", "--winning-tile", "5p"]) == 0
+    named = json.loads(capsys.readouterr().out)
+    assert guessed["hand"]["winning_tile"] != "5p"
+    assert named["hand"]["winning_tile"] == "5p"
+    assert sorted(named["hand"]["concealed"]) == sorted(record.hand["concealed"])
+    assert any("--winning-tile" in warning for warning in named["warnings"])
