@@ -59,6 +59,8 @@ def _hand_lines(result: Any) -> list[str]:
 def _winning_line(result: Any) -> str:
     decoded = result.decoded
     winning = result.hand["winning_tile"]
+    if winning == result.named.winning_tile:
+        return f"  winning tile: {winning} (named by --winning-tile)"
     if decoded.unseen is not None and decoded.unseen.winning:
         return f"  winning tile: not in the photo; inferred as {winning} (see the warning)"
     if decoded.winning_index is not None:

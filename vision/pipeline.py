@@ -113,6 +113,7 @@ class PhotoResult:
     assumed: list[str] = field(default_factory=list)
     error: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
+    named: NamedTiles = NOTHING_NAMED  # what the player named that no photo shows
 
     def tile_group(self) -> dict[int, int]:
         """Reading index -> group number (position in the decoded groups)."""
@@ -460,7 +461,7 @@ def _read_hand(readings: list[TileReading], image: str, rules: Any, table: Any, 
                infer_unseen: bool, named: NamedTiles = NOTHING_NAMED) -> PhotoResult:
     rules = resolve_ruleset(rules, table)
     ctx = _context_dict(context)
-    result = PhotoResult(image=image, readings=readings, assumed=assumed_context(ctx, table))
+    result = PhotoResult(image=image, readings=readings, assumed=assumed_context(ctx, table), named=named)
     started = time.perf_counter()
     layout, decoded = _decode_best_layout(readings, rules, table, ctx, infer_unseen, named)
     result.layout = layout

@@ -7,6 +7,7 @@ from hand_scenes import lay_out
 
 from scoring import hand_from_json, score_hand
 from vision.named_tiles import NamedTiles
+from vision.photo_cli import format_result
 from vision.pipeline import read_readings
 
 CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
@@ -45,6 +46,7 @@ def test_the_winning_tile_the_player_names_is_scored_with_no_guess():
     assert any("scored with 3m, as --winning-tile says" in w for w in result.warnings)
     assert not any(a.description.startswith("winning tile") for a in result.report.alternatives)
     assert result.report.score_stable
+    assert "winning tile: 3m (named by --winning-tile)" in format_result(result)
 
 
 def test_a_named_winning_tile_overrules_the_photo_and_says_so():
