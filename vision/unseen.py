@@ -56,6 +56,8 @@ def unseen_tiles(standing: int, expected: int, infer: bool = True) -> int:
     elif short > 1:
         hint = f"; {short} tiles are missing (hidden or outside the picture?)"
         hint += " and only one can be inferred" if infer else ""
+        # On the held-out renders most such hands hide sets or flowers behind a standing row.
+        hint += "; sets laid behind a standing row are often hidden by it: take the photo from higher up"
     elif short == -1:
         hint = "; is a tile from outside the hand (a discard, the wall) in the row?"
     sets = (17 - expected) // 3

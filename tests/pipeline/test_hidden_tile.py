@@ -126,7 +126,8 @@ def test_two_tiles_short_is_still_refused_with_the_counts():
     scene = lay_out(SINGLE_WAIT[:-2], MELDS, [], "3m")
     readings = scene.readings(angle_degrees=20)
     with pytest.raises(InputError, match=r"9 standing tiles with 2 set\(s\) on the table; a complete hand "
-                                         r"has 11 .*2 tiles are missing .*only one can be inferred"):
+                                         r"has 11 .*2 tiles are missing .*only one can be inferred; sets "
+                                         r"laid behind a standing row .* from higher up"):
         decode_hand(readings, layout_tiles(readings))
 
 
