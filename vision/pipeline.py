@@ -360,7 +360,7 @@ def _with_named_winner(scored: _ScoredHand, winning: str | None, ctx: dict[str, 
         return scored
     if winning not in scored.hand["concealed"]:
         return replace(scored, warnings=[*scored.warnings, f"--winning-tile {winning} not used: the hand as "
-                                         "read holds no " + winning])
+                                         f"read holds no {winning}"])
     hand = {**scored.hand, "winning_tile": winning}
     report = score_reading(hand, ctx, rules, table)
     return replace(scored, hand=hand, report=report, winning_alternatives=None,
