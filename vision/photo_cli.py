@@ -17,6 +17,7 @@ import typer
 
 from scoring import cli_options as opts
 from scoring.errors import InputError
+from vision.named_tiles import NOTHING_NAMED, NamedTiles, named_tiles
 from vision.types import GroupRole
 
 
@@ -103,10 +104,9 @@ def format_result(result: Any) -> str:
 
 
 def run_photos(images: list[Path], *, ruleset: Any, table: Any, context: dict[str, Any], as_json: bool,
-               annotate: Path | None, pipeline: Any = None, named: Any = None) -> int:
+               annotate: Path | None, pipeline: Any = None, named: NamedTiles | None = None) -> int:
     """Read every photo; return the exit status (0 all read, 2 if any photo was bad input).
     ``named``: the tiles the player names that no photo shows (``vision.named_tiles.NamedTiles``)."""
-    from vision.named_tiles import NOTHING_NAMED
     from vision.pipeline import PhotoPipeline, PhotoReadError, failed_result
 
     pipeline = pipeline or PhotoPipeline()
@@ -170,8 +170,6 @@ def register(app: typer.Typer) -> None:
               minimum: opts.MinimumOpt = None, limit: opts.LimitOpt = None, dice_cap: opts.DiceCapOpt = None,
               no_ting_in_play: opts.NoTingOpt = None, option: opts.OptionOpt = None) -> None:
         """Read photos of winning hands laid out on the table and score them."""
-        from vision.named_tiles import named_tiles
-
         flags = opts.ScoringFlags.from_arguments(locals())
         ruleset, settings = opts.resolve(flags)
         status = run_photos(images, ruleset=ruleset, table=settings, context=flags.context().to_json(),
