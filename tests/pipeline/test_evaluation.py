@@ -13,9 +13,11 @@ from vision.evaluation.hands import (
     judged_tiles,
     match_labels,
     oracle_readings,
+    player_names,
     same_hand,
     with_true_codes,
 )
+from vision.named_tiles import NamedTiles
 from vision.types import Detection, TileReading
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
@@ -181,3 +183,13 @@ def test_tiles_of_unknown_face_are_not_judged():
     assert judged_tiles(record) == hand
     record.tiles[hand[0]].code = "unknown"
     assert judged_tiles(record) == hand[1:]
+
+
+def test_a_player_names_the_winning_tile_and_only_the_faces_of_kongs_lying_as_four_backs():
+    records = read_manifest(SAMPLES / "manifest.jsonl")
+    record = next(r for r in records if r.image == "hand-concealed-kong.jpg")
+    assert player_names(record) == NamedTiles(kong_faces=("3p",), winning_tile="4s")
+    backs = [t for t in record.tiles if t.code == "back"]
+    for tile in backs[1:3]:  # the two middle tiles turned up, as players reveal a kong: its face shows
+        tile.code, tile.face_down = "3p", False
+    assert player_names(record) == NamedTiles(kong_faces=(), winning_tile="4s")

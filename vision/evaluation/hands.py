@@ -49,6 +49,7 @@ from vision.evaluation.hand_failures import (
     wrong_tiles,
 )
 from vision.geometry import box_iou
+from vision.named_tiles import NOTHING_NAMED, NamedTiles
 from vision.types import Detection, TileReading
 
 IOU_THRESHOLD = 0.5
@@ -209,11 +210,24 @@ def resolve_image(record: Any, base: Path) -> Path:
     return base / image
 
 
+def player_names(record: Any) -> NamedTiles:
+    """What a player who knows the hand would name for it (``--winning-tile``, ``--kong-face``): the
+    winning tile, and the face of each concealed kong whose four labelled tiles all lie face-down."""
+    truth = record.hand or {}
+    backs = Counter(t.extra.get("face") for t in record.tiles if t.code == "back")
+    faces = [meld["tiles"][0] for meld in truth.get("melds", [])
+             if meld["concealed"] and backs[meld["tiles"][0]] == 4]
+    return NamedTiles(kong_faces=tuple(faces), winning_tile=truth.get("winning_tile"))
+
+
 def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracle: bool,
                     boxes_only: bool = False, true_codes: bool = False,
-                    sheet: list[tuple[np.ndarray, str]] | None = None) -> HandOutcome:
+                    sheet: list[tuple[np.ndarray, str]] | None = None, named_by_player: bool = False
+                    ) -> HandOutcome:
     """Read one labelled image and compare with its labels (and its hand, if it has one). A readable
-    hand not read exactly adds its misread tiles to ``sheet`` when one is given."""
+    hand not read exactly adds its misread tiles to ``sheet`` when one is given. ``named_by_player``:
+    read as if the player named the winning tile and the faces of kongs of four backs
+    (:func:`player_names`)."""
     from vision.imageio import PhotoSource
     from vision.pipeline import PhotoReadError, read_readings
 
@@ -234,7 +248,8 @@ def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracl
                                    optional=pipeline.faint_tiles(readings))
             readings = result.readings
         else:
-            result = pipeline.read_photo(image, rules=rules, context=context)
+            named = player_names(record) if named_by_player and truth else NOTHING_NAMED
+            result = pipeline.read_photo(image, rules=rules, context=context, named=named)
             readings = result.readings
     except PhotoReadError as failure:
         error, readings = str(failure), failure.readings
@@ -275,7 +290,8 @@ def is_readable(record: Any) -> bool:
 def evaluate_manifest(path: Path, *, pipeline: Any = None, rules: Any = "taiwan", oracle: bool = False,
                       boxes_only: bool = False, true_codes: bool = False,
                       limit: int | None = None, split: str | None = None,
-                      sheet: list[tuple[np.ndarray, str]] | None = None) -> HandsReport:
+                      sheet: list[tuple[np.ndarray, str]] | None = None, named_by_player: bool = False
+                      ) -> HandsReport:
     """``split`` keeps only the photos of that split of the real table photos (``train`` / ``val``, by
     ``vision.evaluation.detection.table_photo_split``), e.g. the validation part of
     ``datasets/real-labels/table-photos.jsonl``, which the models never trained on."""
@@ -289,10 +305,12 @@ def evaluate_manifest(path: Path, *, pipeline: Any = None, rules: Any = "taiwan"
     mode = "" if not oracle else " (oracle readings, boxes only)" if boxes_only else " (oracle readings)"
     mode = " (detected tiles, true codes)" if true_codes else mode
     mode += f" ({split} split)" if split is not None else ""
+    mode += " (winning tile and kong faces named)" if named_by_player else ""
     report = HandsReport(name=f"{path}{mode}")
     for record in records:
         outcome = evaluate_record(record, path.parent, pipeline=pipeline, rules=rules, oracle=oracle,
-                                  boxes_only=boxes_only, true_codes=true_codes, sheet=sheet)
+                                  boxes_only=boxes_only, true_codes=true_codes, sheet=sheet,
+                                  named_by_player=named_by_player)
         report.outcomes.append(outcome)
     return report
 
@@ -406,6 +424,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--true-codes", action="store_true",
                         help="the detector's tiles read as their labelled codes (what detection, layout "
                              "and decoding lose, without the classifier)")
+    parser.add_argument("--player-names", action="store_true",
+                        help="read each hand as if the player named its winning tile and the faces of its "
+                             "kongs of four backs (--winning-tile, --kong-face): what those flags can buy")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--split", choices=("train", "val"),
                         help="read only that split of the --real photos (by the table photos' split rule; "
@@ -435,6 +456,9 @@ def main(argv: list[str]) -> int:
         manifests.append(args.real)
     if args.boxes_only and not args.oracle:
         parser.error("--boxes-only goes with --oracle")
+    if args.player_names and (args.oracle or args.true_codes):
+        parser.error("--player-names reads photos through the whole pipeline: not with --oracle or "
+                     "--true-codes")
     if args.true_codes and args.oracle:
         parser.error("--true-codes and --oracle are two different diagnoses; pick one")
     try:
@@ -442,7 +466,8 @@ def main(argv: list[str]) -> int:
         sheet: list[tuple[np.ndarray, str]] | None = [] if args.sheet else None
         reports = [evaluate_manifest(m, pipeline=pipeline, rules=args.rules, oracle=args.oracle,
                                      boxes_only=args.boxes_only, true_codes=args.true_codes, limit=args.limit,
-                                     split=args.split if m == args.real else None, sheet=sheet)
+                                     split=args.split if m == args.real else None, sheet=sheet,
+                                     named_by_player=args.player_names)
                    for m in manifests]
     except InputError as error:  # a missing or malformed manifest, an unknown rule set
         print(f"evaluate.py hands: error: {error}", file=sys.stderr)
