@@ -457,13 +457,52 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
     raise first_error
 
 
+Decoded = tuple[Layout, HandReading]
+
+
+def _winning_tile_read_as_named(readings: list[TileReading], decoded: Decoded, winning: str,
+                                decode: Callable[[list[TileReading]], Decoded]
+                                ) -> tuple[list[TileReading], Decoded, list[str]]:
+    """The hand decoded again (``decode``) with the tile the photo shows as the winning one (lying
+    across or set apart) read as the winning tile the player named, when the hand as first decoded
+    holds no such tile: the shown tile is then a misread of it (a winning 3m lying across read 5s,
+    the decoder making some other legal hand of the rest). If the hand does hold the named tile,
+    the layout may have taken the wrong tile for the winner (a flower lying apart, read 2z), and the
+    named tile is made the winner where it stands (``_with_named_winner``). A hand that does not
+    read at all is left to the second looks (render 900120 reads right only through them). If the
+    hand makes no legal reading with the shown tile as its named winner, the first decoding stays."""
+    shown = decoded[1].winning_index if decoded[1].winning_known else None
+    if shown is None or winning in decoded[1].hand["concealed"]:
+        return readings, decoded, []
+    named_readings = [replace(reading, candidates=((winning, 1.0),)) if index == shown else reading
+                      for index, reading in enumerate(readings)]
+    try:
+        again = decode(named_readings)
+    except InputError:
+        return readings, decoded, []
+    if again[1].winning_index != shown:
+        return readings, decoded, []
+    was = decoded[1].codes.get(shown, readings[shown].code)
+    return named_readings, again, [f"the winning tile the photo shows was read {was}; read as {winning}, "
+                                   "as --winning-tile says"]
+
+
 def _read_hand(readings: list[TileReading], image: str, rules: Any, table: Any, context: Any,
                infer_unseen: bool, named: NamedTiles = NOTHING_NAMED) -> PhotoResult:
     rules = resolve_ruleset(rules, table)
     ctx = _context_dict(context)
-    result = PhotoResult(image=image, readings=readings, assumed=assumed_context(ctx, table), named=named)
     started = time.perf_counter()
-    layout, decoded = _decode_best_layout(readings, rules, table, ctx, infer_unseen, named)
+
+    def decode(tiles: list[TileReading]) -> Decoded:
+        return _decode_best_layout(tiles, rules, table, ctx, infer_unseen, named)
+
+    first = decode(readings)
+    named_warnings: list[str] = []
+    if named.winning_tile is not None:
+        readings, first, named_warnings = _winning_tile_read_as_named(readings, first, named.winning_tile,
+                                                                      decode)
+    layout, decoded = first
+    result = PhotoResult(image=image, readings=readings, assumed=assumed_context(ctx, table), named=named)
     result.layout = layout
     result.decoded = decoded
     result.timings["decode"] = time.perf_counter() - started
@@ -476,7 +515,7 @@ def _read_hand(readings: list[TileReading], image: str, rules: Any, table: Any, 
                                  set_aside=len(layout.set_aside), maybe_flowers=len(flowers_left_out),
                                  kong_alternatives=scored.kong_alternatives, winning_tile=named.winning_tile)
     result.timings["score"] = time.perf_counter() - started - result.timings["decode"]
-    result.warnings = [*decoded.warnings, *scored.warnings]
+    result.warnings = [*decoded.warnings, *named_warnings, *scored.warnings]
     if not result.report.score_stable:
         totals = sorted({a.total for a in result.report.alternatives
                          if a.total is not None and a.total != scored.report.total})

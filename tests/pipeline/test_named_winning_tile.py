@@ -82,3 +82,20 @@ def test_the_cli_scores_a_render_whose_winning_tile_is_unseen_with_the_one_the_p
     assert named["hand"]["winning_tile"] == "5p"
     assert sorted(named["hand"]["concealed"]) == sorted(record.hand["concealed"])
     assert any("--winning-tile" in warning for warning in named["warnings"])
+
+
+def test_a_winning_tile_the_photo_shows_but_misread_is_read_as_the_one_the_player_names():
+    """Render 900145 in small: the winning tile lies across its row but reads as another face."""
+    from dataclasses import replace
+
+    scene = lay_out(CONCEALED, MELDS, [], "3m")
+    readings = scene.readings(angle_degrees=20)
+    at = scene.winning_position
+    readings[at] = replace(readings[at], candidates=(("5s", 0.95), ("6s", 0.05)))
+    misread = read_readings(readings, context=CONTEXT)  # no 3m among the tile's readings
+    assert misread.hand["winning_tile"] != "3m" and not misread.report.score_stable
+    result = read_readings(readings, context=CONTEXT, named=NamedTiles(winning_tile="3m"))
+    assert result.hand["winning_tile"] == "3m" and "3m" in result.hand["concealed"]
+    assert result.score.total == _total("3m")
+    assert result.readings[at].code == "3m"
+    assert any("was read" in w and "read as 3m, as --winning-tile says" in w for w in result.warnings)
