@@ -199,14 +199,18 @@ def resolve_ruleset(rules: Any, table: Any) -> Any:
     return load_ruleset(rules if rules is not None else getattr(table, "rules", None) or "taiwan")
 
 
+#: A hand decoded from one layout of the tiles.
+Decoded = tuple[Layout, HandReading]
+
+
 def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any, context: dict[str, Any],
-                        infer_unseen: bool, named: NamedTiles = NOTHING_NAMED) -> tuple[Layout, HandReading]:
+                        infer_unseen: bool, named: NamedTiles = NOTHING_NAMED) -> Decoded:
     """Decode the most plausible layout; if no legal hand reads from it, the next ones (another row
     may be the concealed one). A layout read with every tile seen beats one that needs an unseen tile
     (a wrong choice of row can be one tile short too), so a photo that read before unseen tiles were
     inferred reads the same. The first layout's error is the one reported if none reads."""
     first_error: InputError | None = None
-    with_unseen: tuple[Layout, HandReading] | None = None
+    with_unseen: Decoded | None = None
     layouts = layout_candidates(readings, complete_kongs=infer_unseen)
     for layout in layouts:
         try:
@@ -236,8 +240,7 @@ MAX_SPARE_PAIRS = 10
 
 
 def _winning_tile_in_front(readings: list[TileReading], layout: Layout, rules: Any, table: Any,
-                           context: dict[str, Any], named: NamedTiles = NOTHING_NAMED
-                           ) -> tuple[Layout, HandReading] | None:
+                           context: dict[str, Any], named: NamedTiles = NOTHING_NAMED) -> Decoded | None:
     """The hand read with an ignored tile lying close to the concealed row taken as the winning tile,
     when that makes it whole with every tile seen; else None.
 
@@ -455,9 +458,6 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
         return first
     assert first_error is not None
     raise first_error
-
-
-Decoded = tuple[Layout, HandReading]
 
 
 def _winning_tile_read_as_named(readings: list[TileReading], decoded: Decoded, winning: str,
