@@ -271,9 +271,11 @@ def _variables(readings: list[TileReading], layout: Layout, kong_faces: Sequence
     next face the player named (``kong_faces``) unless another tile of the hand reads as that face (the
     kong could not hide it: ``vision.hidden_kong.give_kong_faces`` then says so)."""
     variables: list[_Variable] = []
-    read_faces = {readings[i].code for g in layout.groups if g.role is not GroupRole.CONCEALED_KONG
-                  for i in g.tile_indices}
-    named = [face for face in kong_faces if face not in read_faces]
+    named: list[str] = []
+    if kong_faces:  # (decoding runs many times a photo; most photos name nothing)
+        read_faces = {readings[i].code for g in layout.groups if g.role is not GroupRole.CONCEALED_KONG
+                      for i in g.tile_indices}
+        named = [face for face in kong_faces if face not in read_faces]
     for group in layout.groups:
         if group.role is GroupRole.CONCEALED:
             for i in group.tile_indices:

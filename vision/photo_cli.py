@@ -104,7 +104,7 @@ def format_result(result: Any) -> str:
 
 
 def run_photos(images: list[Path], *, ruleset: Any, table: Any, context: dict[str, Any], as_json: bool,
-               annotate: Path | None, pipeline: Any = None, named: NamedTiles | None = None) -> int:
+               annotate: Path | None, pipeline: Any = None, named: NamedTiles = NOTHING_NAMED) -> int:
     """Read every photo; return the exit status (0 all read, 2 if any photo was bad input).
     ``named``: the tiles the player names that no photo shows (``vision.named_tiles.NamedTiles``)."""
     from vision.pipeline import PhotoPipeline, PhotoReadError, failed_result
@@ -114,7 +114,7 @@ def run_photos(images: list[Path], *, ruleset: Any, table: Any, context: dict[st
     for image in images:
         try:
             result = pipeline.read_photo(image, rules=ruleset, table=table, context=context,
-                                         named=named or NOTHING_NAMED)
+                                         named=named)
             if annotate is not None:
                 _annotate(annotate, image, len(images) > 1, result)
         except InputError as error:

@@ -55,10 +55,9 @@ def visibility(tile: Any) -> float:
 def wrong_tiles(record: Any, codes: list[str], matches: dict[int, int]) -> list[str]:
     """The record's judged tiles (:func:`judged_tiles`) not found or read as another code, as
     ``"<true code> (<role>) -> <read code or 'not found'>"`` (no role where the labels give none), in
-    label order; then, for a record
-    with a hand (whose labels hold every tile), each detection that matches no labelled tile, as
-    ``"no tile -> <read code>"``. The real table photos label only some of their tiles, so there a
-    detection without a label is no error."""
+    label order; then, for a record with a hand (whose labels hold every tile), each detection that
+    matches no labelled tile, as ``"no tile -> <read code>"``. The real table photos label only some
+    of their tiles, so there a detection without a label is no error."""
     out = []
     for index in judged_tiles(record):
         tile = record.tiles[index]
@@ -122,7 +121,7 @@ def blamed_tiles(record: Any, codes: list[str], matches: dict[int, int],
     if read_hand is None:
         return missed
     lacking = hand_faces(record.hand) - hand_faces(read_hand)
-    return [index for index in missed if lacking[_face(record.tiles[index])] > 0]
+    return [index for index in missed if lacking[label_face(record.tiles[index])] > 0]
 
 
 def hand_faces(hand: dict[str, Any]) -> Counter[str]:
@@ -134,7 +133,7 @@ def hand_faces(hand: dict[str, Any]) -> Counter[str]:
     return faces
 
 
-def _face(tile: Any) -> str:
+def label_face(tile: Any) -> str:
     """A labelled tile's face: a concealed kong's back stands for the face its label records."""
     return str(tile.extra.get("face", tile.code)) if tile.code == "back" else tile.code
 

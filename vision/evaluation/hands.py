@@ -44,6 +44,7 @@ from vision.evaluation.hand_failures import (
     CAUSES,
     failure_cause,
     judged_tiles,
+    label_face,
     misread_crops,
     visibility,
     wrong_tiles,
@@ -214,7 +215,7 @@ def player_names(record: Any) -> NamedTiles:
     """What a player who knows the hand would name for it (``--winning-tile``, ``--kong-face``): the
     winning tile, and the face of each concealed kong whose four labelled tiles all lie face-down."""
     truth = record.hand or {}
-    backs = Counter(t.extra.get("face") for t in record.tiles if t.code == "back")
+    backs = Counter(label_face(t) for t in record.tiles if t.code == "back")
     faces = [meld["tiles"][0] for meld in truth.get("melds", [])
              if meld["concealed"] and backs[meld["tiles"][0]] == 4]
     return NamedTiles(kong_faces=tuple(faces), winning_tile=truth.get("winning_tile"))
