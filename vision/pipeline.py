@@ -373,7 +373,7 @@ def _with_named_winner(scored: _ScoredHand, winning: str | None, ctx: dict[str, 
 
 def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = None, table: Any = None,
                   context: Any = None, infer_unseen: bool = False, optional: Collection[int] = (),
-                  named: NamedTiles = NOTHING_NAMED) -> PhotoResult:
+                  named: NamedTiles = NOTHING_NAMED, last_resort: bool = False) -> PhotoResult:
     """Layout, legal decoding, scoring and the confidence report for tile readings (no models).
 
     ``infer_unseen`` reads a hand one tile short with that tile inferred (``decode_hand``): right for a
@@ -383,15 +383,17 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
     ``optional`` are the indices of tiles the detector was unsure of (weak peaks kept because they
     extend a row): when no winning hand reads with them, the hand is read again without them, and
     the result's readings are then the others. Readings whose detection is a ``spare`` are left out
-    unless the hand is a tile short without them (:func:`_read_with_spares`). ``named`` holds what the
-    player names that no photo shows (``--kong-face``, ``--winning-tile``; :func:`_score_decoded`).
+    unless the hand is a tile short without them (:func:`_read_with_spares`); ``last_resort`` also
+    takes spares that read only with a tile inferred, for a photo that reads no other way. ``named``
+    holds what the player names that no photo shows (``--kong-face``, ``--winning-tile``;
+    :func:`_score_decoded`).
     Raises InputError for photos that cannot be a hand (no tiles, two hands, not a winning hand).
     """
     spares = [i for i, reading in enumerate(readings) if reading.detection.spare]
     if spares:
         return _read_with_spares(readings, spares, image=image, rules=rules, table=table,
                                  context=context, infer_unseen=infer_unseen, optional=optional,
-                                 named=named)
+                                 named=named, last_resort=last_resort)
     try:
         return _read_hand(readings, image, rules, table, context, infer_unseen, named)
     except InputError as error:
@@ -412,12 +414,14 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
 
 def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: str, rules: Any,
                       table: Any, context: Any, infer_unseen: bool, optional: Collection[int],
-                      named: NamedTiles = NOTHING_NAMED) -> PhotoResult:
+                      named: NamedTiles = NOTHING_NAMED, last_resort: bool = False) -> PhotoResult:
     """Read the hand without the spare detections; if it is then short (it fails, or needs a tile
     inferred unseen), read it again with each spare in turn, strongest first, then with two of them
     (a winning tile lying flat in front of a row and a set's tile behind it are often both weak),
     and take the first that makes a whole hand with every tile seen (see
-    ``vision.row_completion.spare_tiles``)."""
+    ``vision.row_completion.spare_tiles``). As a ``last_resort``, when the hand does not read
+    without spares, the first try that reads with a tile inferred: two weak backs of a concealed
+    kong beside a row whose tile is hidden (``datasets/samples/hand-concealed-kong.jpg``)."""
     left_out = set(spares)
     base = [reading for index, reading in enumerate(readings) if index not in left_out]
     position = {index: n for n, index in enumerate(i for i in range(len(readings)) if i not in left_out)}
@@ -434,6 +438,7 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
     strongest = sorted(spares, key=lambda i: -readings[i].detection.score)
     tries = [(index,) for index in strongest]
     tries += list(itertools.islice(itertools.combinations(strongest, 2), MAX_SPARE_PAIRS))
+    short: PhotoResult | None = None
     for chosen in tries:
         added = [TileReading(replace(readings[i].detection, spare=False), readings[i].candidates)
                  for i in chosen]
@@ -442,6 +447,7 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
                                    infer_unseen=infer_unseen, optional=base_optional, named=named)
         except InputError:
             continue
+        short = short or result
         if result.decoded is not None and result.decoded.unseen is None:
             # The result may have left faint tiles out, so the added tiles are found by identity.
             at = [k for k, reading in enumerate(result.readings) if any(reading is a for a in added)]
@@ -456,6 +462,9 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
             return result
     if first is not None:
         return first
+    if short is not None and last_resort:
+        short.warnings.append("kept faint tiles beside the hand: without them it does not read")
+        return short
     assert first_error is not None
     raise first_error
 
@@ -625,7 +634,9 @@ class PhotoPipeline:
     def read_photo(self, path: str | Path, *, rules: Any = None, table: Any = None, context: Any = None,
                    named: NamedTiles = NOTHING_NAMED) -> PhotoResult:
         """Read one photo file into a scored hand (InputError for anything the user must fix). A
-        photo whose hand does not read is looked at again, finer (:meth:`_read_finer`).
+        photo whose hand does not read is looked at again, finer (:meth:`_read_finer`), and if no look
+        reads, the first look is read once more taking weak detections that make the hand only with a
+        tile inferred (``last_resort`` of :func:`read_readings`), its score called unsure.
         ``named``: what the player names that no photo shows (``vision.named_tiles``)."""
         started = time.perf_counter()
         source = PhotoSource(path)
@@ -637,6 +648,9 @@ class PhotoPipeline:
         except InputError as error:
             result = self._read_finer(source, image=str(path), rules=rules, table=table, context=context,
                                       named=named)
+            if result is None:
+                result = self._read_last_resort(readings, classify, image=str(path), rules=rules, table=table,
+                                                context=context, read_flowers=read_flowers, named=named)
             if result is None:
                 failure = PhotoReadError(str(error), readings)
                 failure.timings = {**timings, "total": time.perf_counter() - started}
@@ -667,6 +681,22 @@ class PhotoPipeline:
             return result
         return None
 
+    def _read_last_resort(self, readings: list[TileReading], classify: Classify, *, image: str, rules: Any,
+                          table: Any, context: Any, read_flowers: ReadFlowers | None,
+                          named: NamedTiles) -> PhotoResult | None:
+        """The first look read with weak detections kept even where the hand then needs a tile
+        inferred, its score called unsure; None if it still does not read. Tried only after every
+        look failed: taken earlier, such a guess would stand in for a finer look's whole reading."""
+        try:
+            result = self._read_hand(readings, classify, image=image, rules=rules, table=table,
+                                     context=context, read_flowers=read_flowers, named=named,
+                                     last_resort=True)
+        except InputError:
+            return None
+        if result.report is not None:
+            result.report.score_stable = False
+        return result
+
     def read_image(self, image_bgr: np.ndarray, *, name: str = "<image>", rules: Any = None,
                    table: Any = None, context: Any = None) -> PhotoResult:
         """Read an in-memory upright BGR image (a camera frame) into a scored hand."""
@@ -676,13 +706,14 @@ class PhotoPipeline:
 
     def _read_hand(self, readings: list[TileReading], classify: Classify, *, image: str, rules: Any,
                    table: Any, context: Any, read_flowers: ReadFlowers | None = None,
-                   named: NamedTiles = NOTHING_NAMED) -> PhotoResult:
+                   named: NamedTiles = NOTHING_NAMED, last_resort: bool = False) -> PhotoResult:
         """The hand read with the second looks (:func:`read_with_second_looks`); a hand that reads is
         read once more when the flower model (``read_flowers``) is sure that tiles it left out beside
-        it are flowers (``vision.stray_flowers``)."""
+        it are flowers (``vision.stray_flowers``). ``last_resort``: see :func:`read_readings`."""
         def read(tiles: list[TileReading]) -> PhotoResult:
             return read_readings(tiles, image=image, rules=rules, table=table, context=context,
-                                 infer_unseen=True, optional=self.faint_tiles(tiles), named=named)
+                                 infer_unseen=True, optional=self.faint_tiles(tiles), named=named,
+                                 last_resort=last_resort)
 
         result = read_with_second_looks(readings, classify, read)
         if read_flowers is None:

@@ -12,6 +12,7 @@ import pytest
 from scoring.errors import InputError
 from vision.dataset.manifest import read_manifest
 from vision.evaluation.hands import match_labels, oracle_readings, same_hand, sure_reading
+from vision.geometry import merged_detection
 from vision.models.detector import TileDetector
 from vision.pipeline import read_readings
 from vision.row_completion import MAX_SPARES, extend_rows, spare_tiles
@@ -198,3 +199,30 @@ def test_a_spare_is_left_out_of_a_hand_that_is_whole_without_it():
     assert same_hand(result.hand, record.hand)
     assert len(result.readings) == len(readings)
     assert not any(r.detection.spare for r in result.readings)
+
+
+def test_spares_that_read_only_with_a_tile_inferred_are_a_last_resort():
+    """The concealed-kong sample as the shipped detector sees it: two of the kong's four backs are
+    weak spares, and the two standing 4s are found as one tile. The spares read the hand only with
+    a tile inferred, so a plain reading refuses the photo (a finer look may still read it whole);
+    the last resort reads it, four backs and all, with the tile inferred."""
+    record = _sample("hand-concealed-kong.jpg")
+    readings = oracle_readings(record)
+    matched = match_labels([tuple(t.box) for t in record.tiles], [r.detection.box for r in readings])
+    backs = [matched[i] for i, t in enumerate(record.tiles) if t.role == "concealed_kong"][:2]
+    pair = [matched[i] for i, t in enumerate(record.tiles) if t.role == "concealed" and t.code == "4s"]
+    assert len(pair) == 2
+    both = merged_detection(readings[pair[0]].detection, readings[pair[1]].detection)
+    one_box = sure_reading(both, "4s", 0.9)
+    kept = [r for i, r in enumerate(readings) if i not in (*backs, *pair)]
+    tiles = [*kept, one_box, *(_as_spare(readings[i]) for i in backs)]
+    context = record.hand["context"]
+    with pytest.raises(InputError):
+        read_readings(tiles, context=context, infer_unseen=True)
+    result = read_readings(tiles, context=context, infer_unseen=True, last_resort=True)
+    assert result.decoded.unseen is not None
+    assert sum(r.detection.face_down for r in result.readings) == 4
+    assert same_hand(result.hand, record.hand, hide_concealed_faces=True)
+    assert {c.unseen for c in result.decoded.unseen.completions} == {"4s", "9m"}
+    assert not result.report.score_stable
+    assert any("without them it does not read" in warning for warning in result.warnings)
