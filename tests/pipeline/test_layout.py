@@ -245,6 +245,35 @@ def test_flowers_in_their_own_row_and_touching_sets_stay_one_run():
     assert roles["flowers"] == [["2f", "3f", "5f"]]
 
 
+def _shrunk(reading: TileReading, factor: float) -> TileReading:
+    """The reading with its outline and box scaled by ``factor`` about its centre (a tile further off)."""
+    quad = np.asarray(reading.detection.quad)
+    centre = quad.mean(axis=0)
+    small = (quad - centre) * factor + centre
+    box = (*small.min(axis=0), *small.max(axis=0))
+    detection = replace(reading.detection, quad=tuple(map(tuple, small)), box=tuple(float(v) for v in box))
+    return TileReading(detection, reading.candidates)
+
+
+def test_a_flower_set_apart_is_sized_against_the_row_tiles_near_it():
+    """Held-out render 950080: a flower set apart before a pung whose row goes on into a concealed
+    kong's backs, which perspective shows smaller. Against the row's median tile the flower looked
+    too big to lie in it; against the tiles beside it, it is one of them."""
+    melds = [("pung", ["6p", "6p", "6p"], False), ("kong", ["4z"] * 4, True)]
+    scene = lay_out(["3m", "3m", "3m", "4m", "9m", "9m", "9m", "5s", "6s", "7s"], melds, [], "5m",
+                    kong_backs="all", set_gap=0.2)
+    scene.tiles.append(SceneTile("7f", -1.8 * SHORT, LONG * 1.25, role="flower"))
+    backs = [i for i, t in enumerate(scene.tiles) if t.face_down]
+    far = 0.7  # the backs seen smaller, still touching
+    first = scene.tiles[backs[0]].u - SHORT * (1 - far) / 2
+    for k, i in enumerate(backs):
+        scene.tiles[i].u = first + k * SHORT * far
+    readings = scene.readings(angle_degrees=-10, jitter=0.5)
+    readings = [_shrunk(r, far) if i in backs else r for i, r in enumerate(readings)]
+    layout = layout_tiles(readings)
+    assert _roles(layout, scene).get("flowers") == [["7f"]]
+
+
 @pytest.mark.parametrize("angle", [0, 35])
 def test_a_concealed_row_with_a_gap_at_its_sideways_winning_tile_stays_one_row(angle):
     """Held-out renders 900181 and 940076: the winning tile lies across inside the standing row with a
