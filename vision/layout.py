@@ -462,30 +462,10 @@ def _hand_runs(frame: _Frame, runs: list[list[_Tile]]) -> list[list[_Tile]]:
                   and abs(nearest[0] - across) <= 1.1 and _alike(tile, nearest[1]))
         # With no sets laid down, the flowers lie alone in front of the row, within its length.
         alone = tile.flower and not rows and abs(across) <= 3.0 and frame.position(tile)[0] <= 1.0
-        within = within or alone or _among_sets(tile, across, here, rows, spans)
+        within = within or alone
         if in_line or within:
             keep.append(run)
     return keep
-
-
-#: A sure flower this far (tile heights across, widths along) outside the band its side's rows of
-#: sets cover still lies among them (:func:`_among_sets`).
-AMONG_SETS_ACROSS = 0.6
-AMONG_SETS_ALONG = 1.0
-
-
-def _among_sets(tile: _Tile, across: float, here: float, rows: list[tuple[float, list[_Tile]]],
-                spans: list[float]) -> bool:
-    """Whether a lone sure flower lies among the rows of sets on its side of the row: no further out
-    than the furthest, within their length. A flower is never discarded, and a player lays them
-    beside the sets, askew at times (held-out render 930052: a 7f behind a pung, mid-row)."""
-    if tile.flower_p < SURE_FLOWER:
-        return False
-    side = [abs(a) for a, _ in rows if a * across > 0]
-    if not side or not spans:
-        return False
-    return (min(side) - AMONG_SETS_ACROSS <= abs(across) <= max(side) + AMONG_SETS_ACROSS
-            and min(spans) - AMONG_SETS_ALONG <= here <= max(spans) + AMONG_SETS_ALONG)
 
 
 def _backs_only(run: list[_Tile]) -> int:
