@@ -56,6 +56,7 @@ from vision.row_completion import SPARE_OVERLAP_IOU
 from vision.sideways_cut import second_cuts
 from vision.sideways_halves import JOINED_WARNING, joined_halves, read_with_winning_tile_joined
 from vision.split_tiles import join_split_tiles
+from vision.standing_halves import read_standing_halves_joined, read_with_standing_halves_joined
 from vision.stray_flowers import ReadFlowers, maybe_flowers, read_with_stray_flowers
 from vision.surplus_tile import without_one_weak_tile
 from vision.turned_faces import Classify, read_with_turned_face
@@ -727,18 +728,22 @@ def read_with_second_looks(readings: list[TileReading], classify: Classify,
     face (``vision.turned_faces.read_with_turned_face``). If the tile count makes no hand, two tiles
     side by side that are one face's halves (``vision.sideways_halves``) are joined, or one tile too
     many is left out (``vision.surplus_tile``): :func:`read_count_mended`. A hand that fails
-    otherwise is read without a small detection lying on a bigger tile (:func:`read_without_a_part`,
-    at most three tries). Each try is a whole reading of the hand, so these run only for hands that
-    fail. A hand that reads with no winning tile shown may hold such halves too
-    (``vision.sideways_halves.read_with_winning_tile_joined``).
+    otherwise is read with standing tiles found as two halves each joined
+    (``vision.standing_halves``), else without a small detection lying on a bigger tile
+    (:func:`read_without_a_part`, at most three tries). Each try is a whole reading of the hand, so
+    these run only for hands that fail. A hand that reads with no winning tile shown may hold such halves too
+    (``vision.sideways_halves.read_with_winning_tile_joined``), and a hand that reads only with tiles
+    corrected may hold standing tiles found as two halves each (``vision.standing_halves``).
     The photo and the live mode (``vision.live.reading``) both read a hand so."""
     try:
         result = read_with_turned_face(readings, classify, read)
     except TileCountError as error:
         return read_count_mended(readings, classify, read, error)
     except InputError as error:
-        return read_without_a_part(readings, read, error)
-    return read_with_winning_tile_joined(result, readings, classify, read)
+        joined = read_standing_halves_joined(readings, classify, read)
+        return joined if joined is not None else read_without_a_part(readings, read, error)
+    result = read_with_winning_tile_joined(result, readings, classify, read)
+    return read_with_standing_halves_joined(result, readings, classify, read)
 
 
 def read_without_a_part(readings: list[TileReading], read: Callable[[list[TileReading]], PhotoResult],
@@ -774,8 +779,10 @@ def read_count_mended(readings: list[TileReading], classify: Classify,
                       read: Callable[[list[TileReading]], PhotoResult],
                       failure: TileCountError) -> PhotoResult:
     """A hand whose tile count failed, read again: the first join of two halves of one face
-    (``vision.sideways_halves``) that reads; then, with one standing tile too many, the first reading
-    without one of the row's weakest detections that makes a whole hand (``vision.surplus_tile``).
+    (``vision.sideways_halves``) that reads; then every tile found as two overlapping halves joined
+    (``vision.standing_halves``), if the hand then reads as seen; then, with one standing tile too
+    many, the first reading without one of the row's weakest detections that makes a whole hand
+    (``vision.surplus_tile``).
     Else the tile count's ``failure``. The photo and the live mode both mend a count so."""
     for joined in joined_halves(readings, classify):
         try:
@@ -784,6 +791,9 @@ def read_count_mended(readings: list[TileReading], classify: Classify,
             continue
         result.warnings.append(JOINED_WARNING.format(code=joined[-1].code, what=""))
         return result
+    standing_joined = read_standing_halves_joined(readings, classify, read)
+    if standing_joined is not None:
+        return standing_joined
     found = first_whole_reading(without_one_weak_tile(readings), read) if failure.surplus == 1 else None
     if found is None:
         raise failure
