@@ -149,6 +149,9 @@ def test_per_hand_outcomes_are_written_and_compared_with_an_earlier_run(tmp_path
     assert document["compared"]["lost"] == [i for i in sorted(images) if not images[i]["exact"]]
     assert document["compared"]["totals_gained"] == document["compared"]["totals_lost"] == []
     assert all({"exact_visible", "answered", "called_sure"} <= set(o) for o in images.values())
+    # What the player was told goes with each hand: the warnings and the decoder's corrections.
+    assert any("four backs" in w for w in images["hand-concealed-kong.jpg"]["warnings"])
+    assert all(o["corrections"] == 0 for o in images.values())  # the labels' own codes need none
 
 
 def test_right_totals_gained_and_lost_are_listed_too():

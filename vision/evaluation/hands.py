@@ -77,6 +77,10 @@ class HandOutcome:
     # Why a hand was not read exactly (``vision.evaluation.hand_failures``), and its tiles read wrong.
     cause: str | None = None
     wrong: list[str] = field(default_factory=list)
+    # What the player was warned of, and how many tiles the decoder changed: with ``called_sure``,
+    # what a rule about when to call a score sure is measured on.
+    warnings: list[str] = field(default_factory=list)
+    corrections: int = 0
 
 
 @dataclass
@@ -280,7 +284,9 @@ def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracl
                        tiles=len(labelled), tiles_correct=correct, error=error, seconds=seconds,
                        has_hand=truth is not None, readable=readable,
                        answered=answered, called_sure=called_sure, cause=cause,
-                       wrong=wrong_tiles(record, codes, matches) if cause or truth is None else [])
+                       wrong=wrong_tiles(record, codes, matches) if cause or truth is None else [],
+                       warnings=list(result.warnings) if result is not None else [],
+                       corrections=len(result.decoded.changes) if result and result.decoded else 0)
 
 
 def is_readable(record: Any) -> bool:
@@ -361,7 +367,8 @@ def per_hand(reports: list[HandsReport]) -> dict[str, dict[str, dict[str, Any]]]
                                                 "called_sure": o.called_sure,
                                                 "tiles_correct": o.tiles_correct, "tiles": o.tiles,
                                                 "readable": o.readable, "error": o.error,
-                                                "cause": o.cause, "wrong": o.wrong}
+                                                "cause": o.cause, "wrong": o.wrong,
+                                                "warnings": o.warnings, "corrections": o.corrections}
                           for o in report.outcomes}
             for report in reports}
 
