@@ -27,6 +27,13 @@ REPORT_SHARE = 0.01
 #: when the mass was spread thinly: a concealed kong of four backs has ~34 equally likely faces,
 #: the decoder keeps 8, and all 8 scored alike while a dragon face would not.
 UNSTABLE_SHARE = 0.05
+#: A hand with a tile not in the photo is never called sure, even when every tile that completes it
+#: scores alike: the photo hides part of the hand, and a hidden flower changes no tile count, so
+#: nothing shows it is missing. On six held-out render sets (750 renders, twenty-fourth session)
+#: 3 of the 15 such scores called sure were wrong (a flower hidden, misread, or found where none
+#: is), against 11 of the 466 others.
+HIDDEN_NOTE = ("a tile of the hand is not in the photo, so others may be hidden too (a flower changes "
+               "no tile count); the score is not called sure")
 
 
 @dataclass(frozen=True)
@@ -201,7 +208,8 @@ def build_report(readings: list[TileReading], decoded: HandReading, best_total: 
     ``maybe_flowers`` counts the tiles left out beside the hand that may be flowers
     (``vision.stray_flowers.maybe_flowers``): with any, the score is not called stable either.
     ``kong_alternatives`` are the other totals of a concealed kong of four backs
-    (``vision.hidden_kong``): with any, neither. ``winning_tile`` is the one the player named
+    (``vision.hidden_kong``): with any, neither; nor with a tile inferred (:data:`HIDDEN_NOTE`).
+    ``winning_tile`` is the one the player named
     (``--winning-tile``): the runners-up are scored with it too.
     """
     groups = []
@@ -221,6 +229,7 @@ def build_report(readings: list[TileReading], decoded: HandReading, best_total: 
                   + sum(a.share or 0.0 for a in completions if a.total == best_total))
     winner_guessed = bool(winning_alternatives)
     unseen_guessed = any(a.total != best_total for a in completions)
+    hidden = decoded.unseen is not None
     notes: list[str] = []
     if not decoded.winning_known and winning_alternatives:
         notes.append("the winning tile is not shown; the lowest total is reported")
@@ -234,10 +243,13 @@ def build_report(readings: list[TileReading], decoded: HandReading, best_total: 
     if maybe_flowers:
         notes.append(f"{maybe_flowers} tile(s) left out beside the hand may be flowers; the total would "
                      "lack them")
+    if hidden:
+        notes.append(HIDDEN_NOTE)
     if kong_alternatives:
         notes.append("a concealed kong shows four backs and its face changes the total; the lowest total "
                      "is reported")
     return ConfidenceReport(hand_confidence=decoded.confidence, groups=groups,
-                            score_stable=not (winner_guessed or unseen_guessed or set_aside or maybe_flowers
-                                              or kong_alternatives or same_total < 1.0 - UNSTABLE_SHARE),
+                            score_stable=not (winner_guessed or unseen_guessed or hidden or set_aside
+                                              or maybe_flowers or kong_alternatives
+                                              or same_total < 1.0 - UNSTABLE_SHARE),
                             alternatives=alternatives, notes=notes)

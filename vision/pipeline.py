@@ -537,6 +537,9 @@ def _read_hand(readings: list[TileReading], image: str, rules: Any, table: Any, 
         elif flowers_left_out:
             result.warnings.append("the score is not certain: a tile left out beside the hand may be a "
                                    "flower")
+        elif decoded.unseen is not None:
+            result.warnings.append("the score is not certain: a tile of the hand is not in the photo, so "
+                                   "a flower may be hidden too")
         else:
             result.warnings.append(f"the score is not certain: this reading holds only "
                                    f"{result.report.hand_confidence:.0%} of the plausible ones, and the "
