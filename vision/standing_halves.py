@@ -17,7 +17,7 @@ joined hand only when it reads with every tile as the classifier read it and non
 tried only for a hand that does not read, or reads only with tiles corrected.
 
 Measured (twenty-fourth session): the bundled samples read 4 of 6 exactly (3 before; all 6 totals
-right, 5 before); no hand or total moves on the seven held-out render sets (880 renders). There
+right, 5 before); no hand or total moves on the seven held-out render sets (790 renders). There
 the halves of a standing 4s or 4p are rarer than a 4s read 2s whole, or a winning 4p lying on
 the one beside it found as one box; 910022's flat 4s pung, found as six halves, joins right but
 then needs its winning tile inferred, so it is not kept.
@@ -37,7 +37,7 @@ from vision.types import TileReading
 
 #: Heights within this ratio belong to one row (a flat set behind a standing row is seen otherwise).
 HEIGHT_RATIO = 1.25
-#: Whole tiles of the row: at least this many, to know a tile's width.
+#: Whole tiles of the row: at least this many, to know a tile's width, taken at this percentile.
 MIN_WHOLE = 3
 WHOLE_PERCENTILE = 75
 #: A half is narrower than this share of a whole tile's width ...
@@ -70,6 +70,7 @@ def overlapping_half_pairs(readings: list[TileReading]) -> list[tuple[int, int]]
                and not r.detection.face_down]
     quads = {i: np.asarray(readings[i].detection.quad, np.float64) for i in upright}
     frames = {i: face_frame(quads[i]) for i in upright}
+    whole = {i: _whole_width(frames, i) for i in upright}
     by_code: dict[str, list[int]] = {}
     for i in upright:
         by_code.setdefault(readings[i].code, []).append(i)
@@ -77,13 +78,10 @@ def overlapping_half_pairs(readings: list[TileReading]) -> list[tuple[int, int]]
     for members in by_code.values():
         for position, i in enumerate(members):
             for j in members[position + 1:]:
-                widths = [w for w in (_whole_width(frames, i), _whole_width(frames, j)) if w is not None]
-                if not widths:
-                    continue
-                width = max(widths)
-                option = _pair_spacing(frames[i], frames[j], width)
-                if option is not None:
-                    options.append((option, i, j))
+                widths = [w for w in (whole[i], whole[j]) if w is not None]
+                spacing = _pair_spacing(frames[i], frames[j], max(widths)) if widths else None
+                if spacing is not None:
+                    options.append((spacing, i, j))
     taken: set[int] = set()
     pairs = []
     for _, i, j in sorted(options):
@@ -117,9 +115,9 @@ def joined_standing_halves(readings: list[TileReading], classify: Classify) -> l
     pairs = overlapping_half_pairs(readings)
     if not pairs:
         return None
-    joined = [merged_detection(readings[i].detection, readings[j].detection)
-              if readings[i].detection.score >= readings[j].detection.score
-              else merged_detection(readings[j].detection, readings[i].detection) for i, j in pairs]
+    halves = [sorted((readings[i].detection, readings[j].detection), key=lambda d: -d.score)
+              for i, j in pairs]
+    joined = [merged_detection(stronger, weaker) for stronger, weaker in halves]  # the stronger's outline
     views = classify(joined)
     absorbed: set[int] = set()
     new_tiles = []
@@ -155,8 +153,7 @@ def read_with_standing_halves_joined(result: Any, readings: list[TileReading], c
                                      read: Callable[[list[TileReading]], Any]) -> Any:
     """``result`` (a ``PhotoResult`` of ``readings``), or, when it reads only with tiles corrected,
     the hand with standing halves joined if that reads without (:func:`read_standing_halves_joined`)."""
-    decoded = getattr(result, "decoded", None)
-    if decoded is None or not decoded.changes:
+    if result.decoded is None or not result.decoded.changes:
         return result
     joined = read_standing_halves_joined(readings, classify, read)
     return result if joined is None else joined
