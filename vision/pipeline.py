@@ -41,6 +41,7 @@ from vision.confidence import (
     tile_alternatives,
 )
 from vision.decode import HandReading, LegalReading, decode_hand
+from vision.faint_flowers import read_with_faint_flowers
 from vision.geometry import face_frame, intersection_area, merged_detection, outline_containment, outline_iou
 from vision.half_tiles import PART_WARNING, without_one_part
 from vision.hidden_kong import (
@@ -435,7 +436,11 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
     except InputError as error:
         first_error = error
     if first is not None and (first.decoded is None or first.decoded.unseen is None):
-        return first
+        def read_base(tiles: list[TileReading]) -> PhotoResult:
+            return read_readings(tiles, image=image, rules=rules, table=table, context=context,
+                                 infer_unseen=infer_unseen, optional=base_optional, named=named)
+
+        return read_with_faint_flowers(first, readings, spares, base, read_base)
     strongest = sorted(spares, key=lambda i: -readings[i].detection.score)
     tries = [(index,) for index in strongest]
     tries += list(itertools.islice(itertools.combinations(strongest, 2), MAX_SPARE_PAIRS))

@@ -99,6 +99,21 @@ def test_of_two_tiles_flagged_sideways_the_one_lying_across_the_row_wins(flagged
     assert any("2 sideways tiles" in w for w in layout.warnings)
 
 
+@pytest.mark.parametrize("angle", [25, 205])
+@pytest.mark.parametrize("flagged", [0, 9])
+def test_of_two_tiles_flagged_sideways_a_half_hidden_upright_one_does_not_win(flagged, angle):
+    """Render 940076: the far end tile of a flat row, half hidden by its neighbour, is outlined
+    short across the row and flagged sideways; its outline is longer against its depth than the
+    winning tile's (1.72 against 1.68), but no longer along the row than the upright tiles beside
+    it, as a tile lying across is."""
+    scene = lay_out(CONCEALED, MELDS, [], "3m")
+    readings = _outlined_small(scene.readings(angle_degrees=angle, jitter=1.0), flagged, 0.9, 0.45, True)
+    assert flagged != scene.winning_position
+    layout = layout_tiles(readings)
+    assert layout.winning_index == scene.winning_position
+    assert any("2 sideways tiles" in w for w in layout.warnings)
+
+
 def _outlined_small(readings: list[TileReading], index: int, along: float, across: float,
                     sideways: bool) -> list[TileReading]:
     """Tile ``index``'s outline shrunk about its centre (by ``along`` the row, ``across`` it), and
