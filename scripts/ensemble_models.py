@@ -9,7 +9,10 @@ detector ensemble's maps are the mean of its members' (``vision.training.detecto
 score threshold is then chosen by the training rule on the real training photos and training
 renders. A classifier ensemble's logits are the mean of its members'
 (``vision.training.classifier_ensemble``); its temperature is then fitted on the calibration
-crops. ``--keep`` skips the second step. A classifier ensemble stores its weights in half precision
+crops. A classifier member may itself be an ensemble (``models``): its members are cut out of it
+and each counts as one, so a new run joins the shipped ones with equal weight without their run
+folders (``python scripts/ensemble_models.py classifier models runs/c4 --out DIR``). ``--keep``
+skips the second step. A classifier ensemble stores its weights in half precision
 (half the file, the same float32 arithmetic) unless ``--full-weights``. ``models/MODEL_CARD.md``
 says what the shipped models are.
 """
@@ -51,7 +54,7 @@ def _classifier(args: argparse.Namespace) -> int:
         print(f"ensemble_models: no folder {', '.join(missing)}", file=sys.stderr)
         return 2
     labels = build_classifier_ensemble(args.members, args.out, args.stem, half_weights=not args.full_weights)
-    print(f"{args.out / (args.stem + '.onnx')}: mean of {len(args.members)} classifiers' logits, "
+    print(f"{args.out / (args.stem + '.onnx')}: mean of {len(labels['members'])} classifiers' logits, "
           f"temperature {labels['temperature']}")
     if not args.keep:
         from vision.training.classifier_train import recalibrate_folder
@@ -75,7 +78,8 @@ def main(argv: list[str] | None = None) -> int:
     detector.add_argument("--threads", type=int, default=defaults.threads)
     classifier = kinds.add_parser("classifier", help="average classifiers' logits")
     classifier.add_argument("members", type=Path, nargs="+",
-                            help="folders each holding <stem>.onnx and <stem>.labels.json")
+                            help="folders each holding <stem>.onnx and <stem>.labels.json "
+                                 "(an ensemble's counts as its members)")
     classifier.add_argument("--out", type=Path, default=Path("models"))
     classifier.add_argument("--stem", default="classifier", help="classifier or flowers")
     classifier.add_argument("--full-weights", action="store_true",

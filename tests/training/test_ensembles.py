@@ -137,6 +137,42 @@ def test_the_classifier_ensembles_logits_are_the_mean_of_its_members(tmp_path: P
     assert saved["labels"] == ensemble.labels and saved["members"] == labels["members"]
 
 
+def test_an_ensemble_given_as_a_member_joins_as_its_members_with_equal_weight(tmp_path: Path) -> None:
+    """A fourth run joins the shipped three without their run folders: each counts a quarter."""
+    runs = (("a", 1, 0.5), ("b", 2, 0.7), ("c", 3, 0.9))
+    folders = [_classifier(tmp_path / name, seed, temperature) for name, seed, temperature in runs]
+    build_classifier_ensemble(folders[:2], tmp_path / "old")
+    labels = build_classifier_ensemble([tmp_path / "old", folders[2]], tmp_path / "new")
+    logits = [TileClassifier(f / "classifier.onnx", flower_model=False).logits(_crops()) for f in folders]
+    joined = TileClassifier(tmp_path / "new" / "classifier.onnx", flower_model=False)
+    scale = max(1.0, float(np.abs(logits[0]).max()))
+    np.testing.assert_allclose(joined.logits(_crops()), np.mean(logits, axis=0), atol=5e-3 * scale)
+    assert [m["seed"] for m in labels["members"]] == [1, 2, 3]
+    assert [m["folder"] for m in labels["members"]] == [str(f) for f in folders]
+    assert joined.temperature == pytest.approx(0.7)
+
+
+def test_the_shipped_classifier_cuts_back_into_its_members() -> None:
+    """Each member cut out of the shipped ensemble is a whole model; their mean is its logits."""
+    from onnx import load
+    from onnxruntime import InferenceSession
+
+    from vision.models import resolve_model_path
+    from vision.training.onnx_mean import members_of
+
+    path = resolve_model_path(None, "classifier.onnx")
+    records = json.loads(path.with_name("classifier.labels.json").read_text(encoding="utf-8"))["members"]
+    crops = np.random.default_rng(5).normal(size=(3, 3, DEFAULT_INPUT_SIZE.height, DEFAULT_INPUT_SIZE.width))
+    crops = crops.astype(np.float32)
+    shipped = InferenceSession(str(path)).run(None, {"crops": crops})[0]
+    parts = members_of(load(str(path)), len(records))
+    outputs = [InferenceSession(part.SerializeToString()).run(None, {"crops": crops})[0] for part in parts]
+    np.testing.assert_allclose(np.mean(outputs, axis=0), shipped, atol=1e-4)
+    assert not np.allclose(outputs[0], outputs[1], atol=1e-2)
+    with pytest.raises(EnsembleError, match="no member 3"):
+        members_of(load(str(path)), len(records) + 1)
+
+
 def test_half_weights_halve_the_file_and_keep_the_logits(tmp_path: Path) -> None:
     first = _classifier(tmp_path / "a", 1, 0.5)
     second = _classifier(tmp_path / "b", 2, 0.7)

@@ -16,15 +16,20 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vision.dataset.files import atomic_write_text
 from vision.training.onnx_mean import (
     EnsembleError,
     mean_of_models,
+    members_of,
     save_model,
     short_digest,
     with_half_weights,
 )
+
+if TYPE_CHECKING:
+    from onnx import ModelProto
 
 
 def _read_member(folder: Path, stem: str) -> tuple[Path, dict]:
@@ -37,9 +42,34 @@ def _read_member(folder: Path, stem: str) -> tuple[Path, dict]:
         raise EnsembleError(f"cannot read {labels}: {error}") from None
     if not isinstance(obj, dict) or "labels" not in obj or "temperature" not in obj:
         raise EnsembleError(f"{labels} is not a taicam label file (no labels or temperature)")
-    if "members" in obj:
-        raise EnsembleError(f"{folder} is itself an ensemble; list its members instead")
     return model, obj
+
+
+def _member_record(folder: Path, path: Path, obj: dict) -> dict:
+    """What the ensemble's label file says of one member: the run folder, the file's digest, and the
+    member's whole training recipe, so each can be trained again from the label file."""
+    config = obj.get("config") or {}
+    return {"folder": str(folder), "sha256": short_digest(path), "seed": config.get("seed"),
+            "steps": config.get("steps"), "temperature": obj["temperature"], "config": obj.get("config")}
+
+
+def _members(folder: Path, stem: str) -> list[tuple[str, ModelProto, dict, dict]]:
+    """(name, model, label file, member record) of each member a folder holds: the folder's model, or,
+    for an ensemble (its label file lists ``members``), each member cut out of it
+    (:func:`vision.training.onnx_mean.members_of`) with its own record, so a new member joins the old
+    ones with equal weight."""
+    import onnx
+
+    path, obj = _read_member(folder, stem)
+    proto = onnx.load(str(path))
+    if "members" not in obj:
+        return [(str(path), proto, obj, _member_record(folder, path, obj))]
+    records = obj["members"]
+    if not isinstance(records, list) or not all(isinstance(r, dict) and "temperature" in r for r in records):
+        raise EnsembleError(f"{folder}: its label file's members are not a list of member records")
+    parts = members_of(proto, len(records))
+    return [(f"{path} member {k}", part, obj, record)
+            for k, (part, record) in enumerate(zip(parts, records, strict=True))]
 
 
 def build_classifier_ensemble(members: Sequence[Path], out_dir: Path, stem: str = "classifier",
@@ -50,34 +80,28 @@ def build_classifier_ensemble(members: Sequence[Path], out_dir: Path, stem: str 
     (:func:`vision.training.onnx_mean.with_half_weights`): four members take 9.9 MB instead of 19.8.
 
     ``members`` are folders each holding ``<stem>.onnx`` and ``<stem>.labels.json``, as
-    ``scripts/train_classifier.py --out`` writes them. ``out_dir`` may be one of them (the
-    members are read before anything is written).
+    ``scripts/train_classifier.py --out`` writes them, or an ensemble's (``models``), whose members
+    each count as one. A member stored in half precision stays so with ``half_weights`` off.
+    ``out_dir`` may be one of them (the members are read before anything is written).
     """
-    import onnx
-
-    if len(members) < 2:
+    read = [member for folder in members for member in _members(Path(folder), stem)]
+    if len(read) < 2:
         raise EnsembleError("an ensemble needs at least two classifiers")
-    read = [_read_member(Path(folder), stem) for folder in members]
-    first = read[0][1]
-    for folder, (_, obj) in zip(members, read, strict=True):
+    first = read[0][2]
+    for name, _, obj, _ in read:
         if obj["labels"] != first["labels"] or obj.get("input") != first.get("input"):
-            raise EnsembleError(f"{folder} differs from {members[0]} in its labels or input format")
-    protos = [onnx.load(str(model)) for model, _ in read]
-    model = mean_of_models(protos, [str(model) for model, _ in read], "taicam_classifier_ensemble")
+            raise EnsembleError(f"{name} differs from {read[0][0]} in its labels or input format")
+    model = mean_of_models([proto for _, proto, _, _ in read], [name for name, _, _, _ in read],
+                           "taicam_classifier_ensemble")
     if half_weights:
         model = with_half_weights(model)
-    temperatures = [float(obj["temperature"]) for _, obj in read]
+    temperatures = [float(record["temperature"]) for _, _, _, record in read]
     labels = {
         "labels": first["labels"],
         "temperature": round(sum(temperatures) / len(temperatures), 4),
         "input": first.get("input"),
         "weights": "float16" if half_weights else "float32",
-        "members": [{"folder": str(folder), "sha256": short_digest(path),
-                     "seed": obj.get("config", {}).get("seed"), "steps": obj.get("config", {}).get("steps"),
-                     "temperature": obj["temperature"],
-                     # The member's whole training recipe, so each can be trained again from this file.
-                     "config": obj.get("config")}
-                    for folder, (path, obj) in zip(members, read, strict=True)],
+        "members": [record for _, _, _, record in read],
     }
     out_dir = Path(out_dir)
     save_model(model, out_dir / f"{stem}.onnx")

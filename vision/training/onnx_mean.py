@@ -59,6 +59,46 @@ def mean_of_models(protos: Sequence[ModelProto], names: Sequence[str], graph_nam
     return model
 
 
+def members_of(model: ModelProto, count: int) -> list[ModelProto]:
+    """The ``count`` members of an ensemble made by :func:`mean_of_models`, each cut out whole
+    (its nodes, weights and output, renamed back to the names the member had before it joined).
+
+    Why: a member's training run folder need not be kept, yet a new member must join the old ones
+    with equal weight, not as one half of a mean with the old ensemble. Cut out this way, the
+    members' mean is the ensemble's output again (to float rounding)."""
+    from onnx import shape_inference, utils
+
+    graph = model.graph
+    if len(graph.input) != 1 or len(graph.output) != 1:
+        raise EnsembleError("an ensemble has one input and one output")
+    input_name, output_name = graph.input[0].name, graph.output[0].name
+    produced = {name for node in graph.node for name in node.output}
+    # The extractor finds each member's output by its inferred shape.
+    extractor = utils.Extractor(shape_inference.infer_shapes(model))
+    members = []
+    for index in range(count):
+        prefix = f"member{index}_"
+        if f"{prefix}{output_name}" not in produced:
+            raise EnsembleError(f"the ensemble has no member {index} (no {prefix}{output_name})")
+        part = extractor.extract_model([input_name], [f"{prefix}{output_name}"])
+
+        def unprefixed(name: str, prefix: str = prefix) -> str:
+            return name[len(prefix):] if name.startswith(prefix) else name
+
+        for node in part.graph.node:
+            node.name = unprefixed(node.name)
+            node.input[:] = [unprefixed(name) for name in node.input]
+            node.output[:] = [unprefixed(name) for name in node.output]
+        for weight in part.graph.initializer:
+            weight.name = unprefixed(weight.name)
+        part.graph.output[0].name = output_name
+        # Shape annotations name the shared input too, which would then be renamed when the part
+        # joins another ensemble (``compose.add_prefix``); the runtime needs none of them.
+        del part.graph.value_info[:]
+        members.append(part)
+    return members
+
+
 #: A float weight of at least this many values is stored in half precision by :func:`with_half_weights`
 #: (biases and norms are small: they stay float32, and the file hardly notices them).
 HALF_WEIGHT_MIN_VALUES = 1024
