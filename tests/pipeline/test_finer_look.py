@@ -27,20 +27,23 @@ def pipeline() -> PhotoPipeline:
 def test_a_flat_winning_tile_the_first_look_misses_is_found_by_a_finer_one(tmp_path, monkeypatch, pipeline,
                                                                            seed, size, first_look_guesses):
     """Held-out renders (``scripts/evaluate.py hands --render 200``) whose winning tile lies flat in
-    front of a standing row: at the detector's own input size it has no heat peak of its own and the
-    hand is a tile short; seen at ``size`` it is found and the hand reads exactly, its score not
+    front of a standing row: at the detector's own input size it has no sure heat peak of its own
+    and the hand is a tile short; seen at ``size`` it is found and the hand reads exactly, its score not
     called sure. The first look alone refuses the photo, or (``first_look_guesses``) reads it only as
-    the last resort, the winning tile inferred unseen: the finer look is tried before that."""
+    the last resort, a tile inferred unseen: the finer look is tried before that."""
     path, record = held_out_render(seed, tmp_path)
     context = dict(record.hand.get("context", {}))
     winning = next(i for i, t in enumerate(record.tiles) if t.role == "winning")
     labels = [tuple(t.box) for t in record.tiles]
     first_look = pipeline.read_tiles(PhotoSource(path))
-    assert winning not in match_labels(labels, [r.detection.box for r in first_look])
+    # Sure tiles only: 900191's winning tile has a weak peak half over the tile behind it, offered
+    # as a spare since the twenty-fifth session, but the hand does not read with it.
+    assert winning not in match_labels(labels, [r.detection.box for r in first_look if not r.detection.spare])
     monkeypatch.setattr(pipeline_module, "FINER_DETECTOR_SIZES", ())
     if first_look_guesses:
         guessed = pipeline.read_photo(path, context=context)
-        assert guessed.decoded.unseen is not None and guessed.decoded.unseen.winning
+        assert guessed.decoded.unseen is not None  # since the twenty-fifth session not the winning tile:
+        # the faint winning tile is taken as a spare and a standing 5m is inferred instead
         assert any("without them it does not read" in warning for warning in guessed.warnings)
     else:
         with pytest.raises(PhotoReadError, match="not a winning hand"):
