@@ -6,7 +6,8 @@ no tile count, so a flower whose heatmap peak stays under the threshold is never
 reads, legal, a flower short, and its total is called sure (held-out render 940024: its 5f lay in
 plain view beside the sets, the detector's peak 0.496 against 0.5, the classifier 0.999 sure of it).
 So after such a hand reads, the spares the classifier is sure are flowers, and that lie beside
-the hand rather than on a tile of it, are added, and the hand is read again. The new reading is
+the hand rather than half over a tile of it (``vision.row_completion.overlaps_a_tile``: that tile
+found twice), are added, and the hand is read again. The new reading is
 kept only when it is the same hand with more flowers. A spare may still be a discarded flower (a
 fully concealed hand has no sets for its flowers to lie beside), so such a score is not called
 sure, and the total without the faint flowers is listed as an alternative.
@@ -21,6 +22,7 @@ from typing import Any
 from scoring.errors import InputError
 from vision.confidence import ScoredAlternative
 from vision.layout import flower_mass
+from vision.row_completion import overlaps_a_tile
 from vision.types import TileReading
 
 #: The classifier's flower mass from which a spare is taken for a flower.
@@ -67,7 +69,9 @@ def read_with_faint_flowers(first: Any, readings: Sequence[TileReading], spares:
     that is the same hand with more flowers."""
     if first.hand is None:
         return first
-    chosen = faint_flowers(readings, spares, first.hand)
+    found = [reading.detection for reading in base]
+    apart = [i for i in spares if not overlaps_a_tile(readings[i].detection, found)]
+    chosen = faint_flowers(readings, apart, first.hand)
     if not chosen:
         return first
     added = [TileReading(replace(readings[i].detection, spare=False), readings[i].candidates) for i in chosen]

@@ -53,7 +53,7 @@ from vision.hidden_kong import (
 from vision.imageio import ArraySource, PhotoSource
 from vision.layout import face_outline, layout_candidates, row_angle
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
-from vision.row_completion import SPARE_OVERLAP_IOU, WINNER_ONLY_OVERLAP_IOU
+from vision.row_completion import SPARE_OVERLAP_IOU, overlaps_a_tile
 from vision.sideways_cut import second_cuts
 from vision.sideways_halves import JOINED_WARNING, joined_halves, read_with_winning_tile_joined
 from vision.split_tiles import join_split_tiles
@@ -419,12 +419,8 @@ def _overlapping_spares_win(result: PhotoResult, added: list[TileReading], base:
     ``vision.row_completion.WINNER_ONLY_OVERLAP_IOU``) is the hand's winning tile. Such a spare is
     offered for a winning tile lying across in front of a row, half over a row tile (held-out render
     950085: 4p over 4p, peak 0.39); anywhere else it is likelier that tile found twice."""
-    def overlaps_a_tile(spare: Detection) -> bool:
-        return spare.quad is not None and any(
-            tile.detection.quad is not None
-            and outline_iou(spare.quad, tile.detection.quad) > WINNER_ONLY_OVERLAP_IOU for tile in base)
-
-    overlapping = [a for a in added if overlaps_a_tile(a.detection)]
+    found = [tile.detection for tile in base]
+    overlapping = [a for a in added if overlaps_a_tile(a.detection, found)]
     if not overlapping:
         return True
     decoded = result.decoded

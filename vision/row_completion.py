@@ -12,6 +12,8 @@ detection: sure detections seed the rows, weak ones only extend them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from vision.geometry import box_iou, face_frame, outline_iou, tile_outline
@@ -107,6 +109,14 @@ SPARE_OVERLAP_IOU = 0.5
 #: (``vision.pipeline._overlapping_spares_win``); elsewhere it is likelier a tile found twice (the
 #: weak peaks half over kept tiles of the held-out renders: 0.33-0.49). The bound was 0.3 for all.
 WINNER_ONLY_OVERLAP_IOU = 0.3
+
+
+def overlaps_a_tile(detection: Detection, tiles: Sequence[Detection],
+                    iou: float = WINNER_ONLY_OVERLAP_IOU) -> bool:
+    """Whether ``detection``'s outline overlaps one of ``tiles``' by more than ``iou``: a weak peak
+    half over a tile already found, the winning tile lying over a row tile or that tile again."""
+    return detection.quad is not None and any(
+        tile.quad is not None and outline_iou(detection.quad, tile.quad) > iou for tile in tiles)
 
 
 def spare_tiles(detections: list[Detection], chosen: list[int], weak_score: float = WEAK_SCORE,

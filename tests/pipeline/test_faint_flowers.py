@@ -9,7 +9,9 @@ from hand_scenes import lay_out
 
 from vision.evaluation.hands import same_hand
 from vision.faint_flowers import FAINT_FLOWER_MASS, FAINT_FLOWER_SCORE, FAINT_NOTE, faint_flowers
+from vision.geometry import outline_iou
 from vision.pipeline import read_readings
+from vision.row_completion import SPARE_OVERLAP_IOU, WINNER_ONLY_OVERLAP_IOU
 from vision.types import TileReading
 
 CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
@@ -75,3 +77,17 @@ def test_only_one_faint_tile_per_flower_is_taken():
     chosen = faint_flowers([*readings, twin], [weak, len(readings)], {"flowers": ["1f"]})
     assert chosen == [weak]
 
+
+
+def test_a_faint_flower_half_over_a_tile_found_is_that_tile_again():
+    """A weak peak half over the 1f (outline IoU 0.3-0.5), read 6f: the 1f found twice, not a flower."""
+    readings, (sure,) = _scene_readings(["1f"])
+    flower = readings[sure].detection
+    shift = 0.4 * (flower.quad[1][0] - flower.quad[0][0]), 0.4 * (flower.quad[1][1] - flower.quad[0][1])
+    quad = tuple((x + shift[0], y + shift[1]) for x, y in flower.quad)
+    xs, ys = [p[0] for p in quad], [p[1] for p in quad]
+    twice = replace(flower, quad=quad, box=(min(xs), min(ys), max(xs), max(ys)), score=0.45, spare=True)
+    assert WINNER_ONLY_OVERLAP_IOU < outline_iou(twice.quad, flower.quad) < SPARE_OVERLAP_IOU
+    result = read_readings([*readings, TileReading(twice, (("6f", 0.99), ("2p", 0.01)))], infer_unseen=True)
+    assert same_hand(result.hand, {**HAND, "flowers": ["1f"]})
+    assert not any("faint" in w for w in result.warnings)
