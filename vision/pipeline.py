@@ -444,18 +444,19 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
     base = [reading for index, reading in enumerate(readings) if index not in left_out]
     position = {index: n for n, index in enumerate(i for i in range(len(readings)) if i not in left_out)}
     base_optional = [position[i] for i in optional if i in position]
+
+    def read_base(tiles: list[TileReading]) -> PhotoResult:
+        """``tiles``: ``base``, perhaps with spares added after it (the faint indices stay valid)."""
+        return read_readings(tiles, image=image, rules=rules, table=table, context=context,
+                             infer_unseen=infer_unseen, optional=base_optional, named=named)
+
     first: PhotoResult | None = None
     first_error: InputError | None = None
     try:
-        first = read_readings(base, image=image, rules=rules, table=table, context=context,
-                              infer_unseen=infer_unseen, optional=base_optional, named=named)
+        first = read_base(base)
     except InputError as error:
         first_error = error
     if first is not None and (first.decoded is None or first.decoded.unseen is None):
-        def read_base(tiles: list[TileReading]) -> PhotoResult:
-            return read_readings(tiles, image=image, rules=rules, table=table, context=context,
-                                 infer_unseen=infer_unseen, optional=base_optional, named=named)
-
         return read_with_faint_flowers(first, readings, spares, base, read_base)
     strongest = sorted(spares, key=lambda i: -readings[i].detection.score)
     tries = [(index,) for index in strongest]
@@ -465,8 +466,7 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
         added = [TileReading(replace(readings[i].detection, spare=False), readings[i].candidates)
                  for i in chosen]
         try:
-            result = read_readings([*base, *added], image=image, rules=rules, table=table, context=context,
-                                   infer_unseen=infer_unseen, optional=base_optional, named=named)
+            result = read_base([*base, *added])
         except InputError:
             continue
         if not _overlapping_spares_win(result, added, base):

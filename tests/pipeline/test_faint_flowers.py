@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 from hand_scenes import lay_out
 
+from vision.dataset.manifest import quad_to_box
 from vision.evaluation.hands import same_hand
 from vision.faint_flowers import FAINT_FLOWER_MASS, FAINT_FLOWER_SCORE, FAINT_NOTE, faint_flowers
 from vision.geometry import outline_iou
@@ -85,8 +86,7 @@ def test_a_faint_flower_half_over_a_tile_found_is_that_tile_again():
     flower = readings[sure].detection
     shift = 0.4 * (flower.quad[1][0] - flower.quad[0][0]), 0.4 * (flower.quad[1][1] - flower.quad[0][1])
     quad = tuple((x + shift[0], y + shift[1]) for x, y in flower.quad)
-    xs, ys = [p[0] for p in quad], [p[1] for p in quad]
-    twice = replace(flower, quad=quad, box=(min(xs), min(ys), max(xs), max(ys)), score=0.45, spare=True)
+    twice = replace(flower, quad=quad, box=quad_to_box(quad), score=0.45, spare=True)
     assert WINNER_ONLY_OVERLAP_IOU < outline_iou(twice.quad, flower.quad) < SPARE_OVERLAP_IOU
     result = read_readings([*readings, TileReading(twice, (("6f", 0.99), ("2p", 0.01)))], infer_unseen=True)
     assert same_hand(result.hand, {**HAND, "flowers": ["1f"]})

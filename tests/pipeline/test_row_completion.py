@@ -11,7 +11,7 @@ import cv2
 import pytest
 
 from scoring.errors import InputError
-from vision.dataset.manifest import read_manifest
+from vision.dataset.manifest import quad_to_box, read_manifest
 from vision.evaluation.hands import match_labels, oracle_readings, same_hand, sure_reading
 from vision.geometry import merged_detection, outline_iou
 from vision.models.detector import TileDetector
@@ -235,11 +235,6 @@ def test_spares_that_read_only_with_a_tile_inferred_are_a_last_resort():
     assert any("without them it does not read" in warning for warning in result.warnings)
 
 
-def _box_of(quad) -> tuple[float, float, float, float]:
-    xs, ys = [p[0] for p in quad], [p[1] for p in quad]
-    return min(xs), min(ys), max(xs), max(ys)
-
-
 def _scene_hand():
     from hand_scenes import lay_out
 
@@ -280,7 +275,7 @@ def test_a_faint_tile_over_a_row_tile_that_is_not_the_winning_one_is_that_tile_a
     row_tile = next(r for r in readings if r.code == "2m")
     corners = [(x + 17 * math.cos(math.radians(10)), y + 17 * math.sin(math.radians(10)))
                for x, y in row_tile.detection.quad]
-    twice = dataclasses.replace(row_tile.detection, quad=tuple(corners), box=_box_of(corners), score=0.4,
+    twice = dataclasses.replace(row_tile.detection, quad=tuple(corners), box=quad_to_box(corners), score=0.4,
                                 spare=True)
     assert WINNER_ONLY_OVERLAP_IOU < outline_iou(twice.quad, row_tile.detection.quad) < SPARE_OVERLAP_IOU
     result = read_readings([*readings, sure_reading(twice, "3m", 0.99)], infer_unseen=True)
