@@ -79,7 +79,6 @@ def test_only_one_faint_tile_per_flower_is_taken():
     assert chosen == [weak]
 
 
-
 def test_a_faint_flower_half_over_a_tile_found_is_that_tile_again():
     """A weak peak half over the 1f (outline IoU 0.3-0.5), read 6f: the 1f found twice, not a flower."""
     readings, (sure,) = _scene_readings(["1f"])
