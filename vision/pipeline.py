@@ -42,6 +42,7 @@ from vision.confidence import (
 )
 from vision.decode import HandReading, LegalReading, decode_hand
 from vision.faint_flowers import read_with_faint_flowers
+from vision.front_tile import read_with_front_tile_cut, shows_the_winning_tile
 from vision.geometry import face_frame, intersection_area, merged_detection, outline_containment, outline_iou
 from vision.half_tiles import PART_WARNING, without_one_part
 from vision.hidden_kong import (
@@ -761,6 +762,21 @@ def read_with_second_looks(readings: list[TileReading], classify: Classify,
     (``vision.sideways_halves.read_with_winning_tile_joined``), and a hand that reads only with tiles
     corrected may hold standing tiles found as two halves each (``vision.standing_halves``).
     The photo and the live mode (``vision.live.reading``) both read a hand so."""
+    try:
+        result = _read_with_mended_tiles(readings, classify, read)
+    except InputError:
+        cut = read_with_front_tile_cut(readings, classify, read)
+        if cut is None:
+            raise
+        return cut
+    if shows_the_winning_tile(result):
+        return result
+    cut = read_with_front_tile_cut(readings, classify, read)
+    return result if cut is None else cut
+
+
+def _read_with_mended_tiles(readings: list[TileReading], classify: Classify,
+                            read: Callable[[list[TileReading]], PhotoResult]) -> PhotoResult:
     try:
         result = read_with_turned_face(readings, classify, read)
     except TileCountError as error:
