@@ -761,6 +761,8 @@ def read_with_second_looks(readings: list[TileReading], classify: Classify,
     these run only for hands that fail. A hand that reads with no winning tile shown may hold such halves too
     (``vision.sideways_halves.read_with_winning_tile_joined``), and a hand that reads only with tiles
     corrected may hold standing tiles found as two halves each (``vision.standing_halves``).
+    Last, a hand that still fails, shows no winning tile or needs one inferred may hold a winning
+    tile lying flat against a standing one, the two found as one outline (``vision.front_tile``).
     The photo and the live mode (``vision.live.reading``) both read a hand so."""
     try:
         result = _read_with_mended_tiles(readings, classify, read)
@@ -771,7 +773,8 @@ def read_with_second_looks(readings: list[TileReading], classify: Classify,
         return cut
     if shows_the_winning_tile(result):
         return result
-    cut = read_with_front_tile_cut(readings, classify, read)
+    changes = len(result.decoded.changes) if result.decoded is not None else 0
+    cut = read_with_front_tile_cut(readings, classify, read, corrections=changes)
     return result if cut is None else cut
 
 
