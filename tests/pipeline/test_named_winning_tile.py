@@ -64,22 +64,24 @@ def test_a_named_winning_tile_the_hand_does_not_hold_is_reported_unused():
 
 
 def test_the_cli_scores_a_render_whose_winning_tile_is_unseen_with_the_one_the_player_names(tmp_path, capsys):
-    """Held-out render 900173: the winning 5p lies flat in front of the standing row, over a standing
-    5p, and the detector does not see it; the hand is read a tile short, 4p, 5p and 8s complete it."""
+    """Held-out render 950058 (``--render 100 --seed 950000``): the winning 5m lies flat against the
+    row's foot, across two standing tiles, and the detector does not see it; the hand is read a tile
+    short, and 2m or 5m completes it. (900173, here until the twenty-sixth session, now reads its
+    winning tile: ``vision.front_tile``.)"""
     import json
 
     from heldout_renders import held_out_render
 
     from vision.cli import main
 
-    path, record = held_out_render(900173, tmp_path)
-    assert record.hand["winning_tile"] == "5p"
+    path, record = held_out_render(950058, tmp_path)
+    assert record.hand["winning_tile"] == "5m"
     assert main(["photo", str(path), "--json"]) == 0
     guessed = json.loads(capsys.readouterr().out)
-    assert main(["photo", str(path), "--json", "--winning-tile", "5p"]) == 0
+    assert main(["photo", str(path), "--json", "--winning-tile", "5m"]) == 0
     named = json.loads(capsys.readouterr().out)
-    assert guessed["hand"]["winning_tile"] != "5p"
-    assert named["hand"]["winning_tile"] == "5p"
+    assert guessed["hand"]["winning_tile"] != "5m"
+    assert named["hand"]["winning_tile"] == "5m"
     assert sorted(named["hand"]["concealed"]) == sorted(record.hand["concealed"])
     assert any("--winning-tile" in warning for warning in named["warnings"])
 
