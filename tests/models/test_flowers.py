@@ -12,7 +12,15 @@ from vision.dataset.crops import load_labelled_crops
 from vision.dataset.paths import shared_data_dir
 from vision.models import MODELS_DIR
 from vision.models.classifier import TileClassifier
-from vision.models.flowers import FLOWER_GATE, flower_columns, gated_rows, split_flower_mass
+from vision.models.flowers import (
+    FLOWER_GATE,
+    LOW_FLOWER_GATE,
+    SURE_FLOWER_MASS,
+    flower_columns,
+    gated_rows,
+    split_flower_mass,
+    trusted_rows,
+)
 from vision.types import Detection
 
 needs_crops = pytest.mark.skipif(not (shared_data_dir() / "crops-labelled").is_dir(),
@@ -47,6 +55,20 @@ def test_the_gate_is_half_the_mass() -> None:
     assert gated_rows(_rows(FLOWER_GATE, FLOWER_GATE - 1e-6), COLUMNS).tolist() == [0]
 
 
+def test_below_the_gate_only_a_flower_the_flower_model_is_sure_of_is_split() -> None:
+    probabilities = _rows(0.3, 0.3, LOW_FLOWER_GATE - 1e-6, 0.6)
+    rows = gated_rows(probabilities, COLUMNS, LOW_FLOWER_GATE)
+    assert rows.tolist() == [0, 1, 3]
+    says = np.zeros((3, len(VISION_CODES)))
+    says[0, VISION_CODES.index("8f")] = SURE_FLOWER_MASS  # sure it is a flower: trusted
+    says[0, VISION_CODES.index("3p")] = 1 - SURE_FLOWER_MASS
+    says[1, VISION_CODES.index("8f")] = 0.5  # unsure itself: the main model's reading stands
+    says[1, VISION_CODES.index("3p")] = 0.5
+    says[2, VISION_CODES.index("8f")] = 0.1  # above the gate the main model says it is a flower
+    says[2, VISION_CODES.index("3p")] = 0.9
+    assert trusted_rows(probabilities, COLUMNS, rows, says, COLUMNS).tolist() == [True, False, True]
+
+
 def test_a_label_list_without_every_flower_is_refused() -> None:
     labels = [code for code in VISION_CODES if code != "6f"]
     with pytest.raises(InputError, match="lacks the flower codes 6f"):
@@ -78,7 +100,7 @@ def test_it_reads_the_held_out_real_flowers_and_leaves_the_other_tiles_alone() -
     assert len(flowers) == 32
     assert all(read[i] == codes[i] for i in flowers)
     others = [i for i, code in enumerate(codes) if code not in FLOWER_CODES]
-    untouched = alone[others][:, COLUMNS].sum(axis=1) < FLOWER_GATE
+    untouched = alone[others][:, COLUMNS].sum(axis=1) < LOW_FLOWER_GATE
     assert np.allclose(with_flowers[others][untouched], alone[others][untouched])
 
 

@@ -46,7 +46,14 @@ import numpy as np
 from scoring.errors import InputError
 from scoring.tiles import VISION_CODES
 from vision.models import create_session, models_dir, resolve_model_path
-from vision.models.flowers import FLOWER_MODEL_NAME, flower_columns, gated_rows, split_flower_mass
+from vision.models.flowers import (
+    FLOWER_MODEL_NAME,
+    LOW_FLOWER_GATE,
+    flower_columns,
+    gated_rows,
+    split_flower_mass,
+    trusted_rows,
+)
 from vision.outline_views import Quad
 from vision.types import Detection, TileReading
 
@@ -224,15 +231,17 @@ class TileClassifier:
         the crops of tile ``i``, whose logits are averaged as this model's are)."""
         if self.flower_model is None:
             return probabilities
-        rows = gated_rows(probabilities, self._flower_columns)
+        rows = gated_rows(probabilities, self._flower_columns, LOW_FLOWER_GATE)
         if not len(rows):
             return probabilities
         logits = self.flower_model.logits([crop for row in rows for crop in cuts[row]])
         ends = np.cumsum([len(cuts[row]) for row in rows])
         means = np.stack([part.mean(axis=0) for part in np.split(logits, ends[:-1])])
         flower_probabilities = softmax(means / self.flower_model.temperature)
-        return split_flower_mass(probabilities, self._flower_columns, rows, flower_probabilities,
-                                 self._flower_model_columns)
+        trusted = trusted_rows(probabilities, self._flower_columns, rows, flower_probabilities,
+                               self._flower_model_columns)
+        return split_flower_mass(probabilities, self._flower_columns, rows[trusted],
+                                 flower_probabilities[trusted], self._flower_model_columns)
 
     def classify_crops(self, crops: list[np.ndarray], top_k: int = 5) -> list[tuple[tuple[str, float], ...]]:
         """Top-k ``(code, probability)`` per crop, best first."""
