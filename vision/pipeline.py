@@ -55,6 +55,7 @@ from vision.imageio import ArraySource, PhotoSource
 from vision.layout import face_outline, layout_candidates, row_angle
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
 from vision.row_completion import SPARE_OVERLAP_IOU, overlaps_a_tile
+from vision.row_end_pair import read_with_row_end_pair_cut
 from vision.sideways_cut import second_cuts
 from vision.sideways_halves import JOINED_WARNING, joined_halves, read_with_winning_tile_joined
 from vision.split_tiles import join_split_tiles
@@ -767,7 +768,8 @@ def read_with_second_looks(readings: list[TileReading], classify: Classify,
     try:
         result = _read_with_mended_tiles(readings, classify, read)
     except InputError:
-        cut = read_with_front_tile_cut(readings, classify, read)
+        cut = (read_with_front_tile_cut(readings, classify, read)
+               or read_with_row_end_pair_cut(readings, classify, read))
         if cut is None:
             raise
         return cut
@@ -775,6 +777,8 @@ def read_with_second_looks(readings: list[TileReading], classify: Classify,
         return result
     changes = len(result.decoded.changes) if result.decoded is not None else 0
     cut = read_with_front_tile_cut(readings, classify, read, corrections=changes)
+    if cut is None and result.decoded is not None and result.decoded.unseen is not None:
+        cut = read_with_row_end_pair_cut(readings, classify, read, corrections=changes)
     return result if cut is None else cut
 
 
