@@ -778,7 +778,7 @@ def read_with_second_looks(readings: list[TileReading], classify: Classify,
     changes = len(result.decoded.changes) if result.decoded is not None else 0
     cut = read_with_front_tile_cut(readings, classify, read, corrections=changes)
     if cut is None and result.decoded is not None and result.decoded.unseen is not None:
-        cut = read_with_row_end_pair_cut(readings, classify, read, corrections=changes)
+        cut = read_with_row_end_pair_cut(readings, classify, read)
     return result if cut is None else cut
 
 

@@ -9,8 +9,9 @@ tile inferred, often the wrong one.
 A row is evenly spaced, so where such an outline ends a row, the two tiles it holds sit one and two
 steps on from the last tile it continues, the step being that tile's offset from the one before
 it, each the size of those two. The two are read at those places, and the hand is kept when it
-then reads with every tile seen and no more tiles corrected than without the cut. It is tried only
-for a hand that does not read, or reads with a tile inferred.
+then reads with every tile seen and none corrected; its score is not called sure (the two places
+are the row's guess, not the detector's). It is tried only for a hand that does not read, or
+reads with a tile inferred.
 """
 
 from __future__ import annotations
@@ -116,10 +117,11 @@ def _outline(centre: np.ndarray, frame: FaceFrame, width: float, height: float, 
 
 
 def read_with_row_end_pair_cut(readings: list[TileReading], classify: Classify,
-                               read: Callable[[list[TileReading]], Any], corrections: int = 0) -> Any:
+                               read: Callable[[list[TileReading]], Any]) -> Any:
     """The first reading with an outline ending a row cut into two tiles (:func:`row_end_pairs`, at
-    most :data:`MAX_TRIES`) that reads with no tile unseen and at most ``corrections`` tiles
-    corrected (those of the reading without the cut); None if none does."""
+    most :data:`MAX_TRIES`) that reads with every tile seen and as the classifier read it (none
+    corrected: a standing 4s outlined large, cut into two 2s, read as a legal hand with one tile
+    changed, 930097); None if none does."""
     for index, pair in row_end_pairs(readings)[:MAX_TRIES]:
         two = classify(pair)
         cut = [reading for i, reading in enumerate(readings) if i != index] + two
@@ -129,7 +131,7 @@ def read_with_row_end_pair_cut(readings: list[TileReading], classify: Classify,
             continue
         if result.decoded is None or result.decoded.unseen is not None:
             continue
-        if len(result.decoded.changes) > corrections:
+        if result.decoded.changes:
             continue
         kept = {id(reading.detection) for reading in result.readings}
         if not all(id(reading.detection) in kept for reading in two):

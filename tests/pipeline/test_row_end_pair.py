@@ -75,3 +75,12 @@ def test_held_out_renders_whose_last_two_tiles_were_found_as_one_read(tmp_path, 
     assert result.hand["winning_tile"] == record.hand["winning_tile"]
     assert any("two tiles at the end of a row were found as one" in warning for warning in result.warnings)
     assert not result.report.score_stable
+
+
+def test_a_cut_that_reads_only_with_a_tile_corrected_is_not_kept(tmp_path):
+    """Held-out render 930097 (``--render 100 --seed 930000``): a standing 4s at the row's end is
+    outlined large; cut as two tiles it reads 2s 2s, and a legal hand only with a 4s changed to 2s.
+    Read without the cut, the hand is whole with one tile inferred, and right."""
+    result, record = read_held_out_render(930097, tmp_path)
+    assert not any("two tiles at the end of a row" in warning for warning in result.warnings)
+    assert sorted(result.hand["concealed"]) == sorted(record.hand["concealed"])
