@@ -92,10 +92,13 @@ def joined_halves(readings: list[TileReading], classify: Classify, spares: bool 
 
 def read_with_winning_tile_joined(result: Any, readings: list[TileReading], classify: Classify,
                                   read: Callable[[list[TileReading]], Any]) -> Any:
-    """``result`` (a ``PhotoResult`` of ``readings``), or when it shows no winning tile, the first
-    reading with two halves of one face joined (:func:`joined_halves`, a weak detection allowed as a
-    half) whose joined tile is the winning tile and that needs no unseen tile."""
-    if result.layout is None or result.layout.winning_index is not None:
+    """``result`` (a ``PhotoResult`` of ``readings``), or when it shows no winning tile or needs a
+    tile inferred, the first reading with two halves of one face joined (:func:`joined_halves`, a
+    weak detection allowed as a half) whose joined tile is the winning tile and that needs no unseen
+    tile. (940047: a standing 3p at a slant was taken for the winning tile, and the winning 4p lying
+    before the row, found as two 2p, left the hand a tile short.)"""
+    unseen = result.decoded is not None and result.decoded.unseen is not None
+    if result.layout is None or (result.layout.winning_index is not None and not unseen):
         return result
     for joined in joined_halves(readings, classify, spares=True):
         try:

@@ -200,6 +200,17 @@ def test_held_out_renders_whose_winning_4p_in_front_of_a_standing_row_was_read_2
     assert any("lying sideways, the winning tile" in warning for warning in result.warnings)
 
 
+def test_a_held_out_render_read_with_a_tile_inferred_is_read_with_its_winning_4p_joined(tmp_path):
+    """Held-out render 940047 (``--render 100 --seed 940000``): the winning 4p lies flat before the
+    row, found as two 2p left out, and a standing 3p at a slant was taken for the winning tile; the
+    hand read a tile short, with a 4p inferred. Joined, the 4p is the winning tile shown and the
+    hand reads exactly."""
+    result, record = read_held_out_render(940047, tmp_path)
+    assert same_hand(result.hand, record.hand)
+    assert any("lying sideways, the winning tile" in warning for warning in result.warnings)
+    assert result.decoded.unseen is None
+
+
 def test_the_live_reader_joins_the_halves_of_a_winning_tile_as_the_photo_does():
     readings, classify = _winning_4s_in_halves_read_1s(spare_half=True)
     outcome = PipelineHandReader()(readings, classify)
