@@ -25,13 +25,13 @@ scores called sure, all right.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from scoring.errors import InputError
-from vision.geometry import FaceFrame, face_frame
+from vision.geometry import FaceFrame, face_frame, frame_rectangle, stands_upright
 from vision.turned_faces import Classify, turned_a_quarter
 from vision.types import Detection, TileReading
 
@@ -52,18 +52,19 @@ FRONT_TILE_WARNING = ("the winning tile lying flat in front of the row ({code}) 
                       "the standing tile behind it, and the two were cut apart")
 
 
-class _Stack:
-    """An outline found overhanging its row, with what its neighbours say about the row there."""
+@dataclass(frozen=True)
+class Stack:
+    """An outline found overhanging its row (``index`` into the readings, its ``frame``), with what
+    its two row neighbours say about the row there: their mean height, width and foot (along the
+    outline's up axis from its centre), and where across the outline the standing tile stands."""
 
-    def __init__(self, index: int, frame: FaceFrame, overhang: float, neighbour_height: float,
-                 neighbour_width: float, neighbour_foot: float, standing_across: float) -> None:
-        self.index = index
-        self.frame = frame
-        self.overhang = overhang
-        self.neighbour_height = neighbour_height
-        self.neighbour_width = neighbour_width
-        self.neighbour_foot = neighbour_foot
-        self.standing_across = standing_across
+    index: int
+    frame: FaceFrame
+    overhang: float
+    neighbour_height: float
+    neighbour_width: float
+    neighbour_foot: float
+    standing_across: float
 
 
 def _span(quad: Any, centre: np.ndarray, axis: np.ndarray) -> tuple[float, float]:
@@ -72,16 +73,10 @@ def _span(quad: Any, centre: np.ndarray, axis: np.ndarray) -> tuple[float, float
     return float(values.min()), float(values.max())
 
 
-def _upright(reading: TileReading) -> bool:
-    detection = reading.detection
-    return (detection.quad is not None and not detection.rotated and not detection.face_down
-            and not detection.spare)
-
-
-def overhanging_outlines(readings: list[TileReading]) -> list[_Stack]:
+def overhanging_outlines(readings: list[TileReading]) -> list[Stack]:
     """The upright outlines whose top is level with their row neighbours' and whose foot overhangs
     theirs (:data:`LEVEL`, :data:`OVERHANG`), the one overhanging most first."""
-    upright = [i for i, reading in enumerate(readings) if _upright(reading)]
+    upright = [i for i, reading in enumerate(readings) if stands_upright(reading.detection)]
     frames = {i: face_frame(readings[i].detection.quad) for i in upright}
     found = []
     for i in upright:
@@ -112,22 +107,11 @@ def overhanging_outlines(readings: list[TileReading]) -> list[_Stack]:
         else:
             nearest = sides[0]
             standing = nearest - np.sign(nearest) * width
-        found.append(_Stack(i, frame, overhang, height, width, foot, float(standing)))
+        found.append(Stack(i, frame, overhang, height, width, foot, float(standing)))
     return sorted(found, key=lambda stack: -stack.overhang)
 
 
-def _outline(centre: np.ndarray, frame: FaceFrame, width: float, height: float) -> Detection:
-    """A detection whose outline is a ``width`` by ``height`` rectangle in ``frame``'s axes about
-    ``centre`` (corners top-left, top-right, bottom-right, bottom-left)."""
-    across, up = frame.across * width / 2, frame.up * height / 2
-    corners = np.array([centre - across + up, centre + across + up,
-                        centre + across - up, centre - across - up])
-    low, high = corners.min(axis=0), corners.max(axis=0)
-    return Detection(box=(float(low[0]), float(low[1]), float(high[0]), float(high[1])), score=0.0,
-                     quad=tuple((float(x), float(y)) for x, y in corners))
-
-
-def cut_apart(reading: TileReading, stack: _Stack) -> tuple[Detection, Detection]:
+def cut_apart(reading: TileReading, stack: Stack) -> tuple[Detection, Detection]:
     """The standing tile and the flat tile before it that ``stack``'s outline holds (flat one unread,
     upright in the row's axes)."""
     frame, detection = stack.frame, reading.detection
@@ -135,11 +119,11 @@ def cut_apart(reading: TileReading, stack: _Stack) -> tuple[Detection, Detection
     left, right = _span(detection.quad, frame.centre, frame.across)
     standing_centre = (frame.centre + frame.across * stack.standing_across
                        + frame.up * (high - stack.neighbour_height / 2))
-    standing = replace(_outline(standing_centre, frame, stack.neighbour_width, stack.neighbour_height),
-                       score=detection.score)
+    standing = frame_rectangle(standing_centre, frame, stack.neighbour_width, stack.neighbour_height,
+                               detection.score)
     flat_top = stack.neighbour_foot + FRONT_COVER * stack.neighbour_height
     flat_centre = frame.centre + frame.across * (left + right) / 2 + frame.up * (low + flat_top) / 2
-    flat = replace(_outline(flat_centre, frame, right - left, flat_top - low), score=detection.score)
+    flat = frame_rectangle(flat_centre, frame, right - left, flat_top - low, detection.score)
     return standing, flat
 
 

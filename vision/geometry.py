@@ -113,3 +113,23 @@ def merged_detection(kept: Detection, weaker: Detection) -> Detection:
     low, high = quad.min(axis=0), quad.max(axis=0)
     return replace(kept, box=(float(low[0]), float(low[1]), float(high[0]), float(high[1])),
                    quad=tuple((float(x), float(y)) for x, y in quad))
+
+
+def stands_upright(detection: Detection) -> bool:
+    """Whether a detection is a sure face standing like its row: outlined, not flagged sideways, not
+    face down, not a spare. The cuts that put a row back together measure against such tiles."""
+    return (detection.quad is not None and not detection.rotated and not detection.face_down
+            and not detection.spare)
+
+
+def frame_rectangle(centre: np.ndarray, frame: FaceFrame, width: float, height: float,
+                    score: float = 0.0) -> Detection:
+    """A detection whose outline is a ``width`` by ``height`` rectangle in ``frame``'s axes about
+    ``centre`` (corners top-left, top-right, bottom-right, bottom-left), its box fitted to it: a tile
+    put where a row's geometry says one lies."""
+    across, up = frame.across * width / 2, frame.up * height / 2
+    corners = np.array([centre - across + up, centre + across + up,
+                        centre + across - up, centre - across - up])
+    low, high = corners.min(axis=0), corners.max(axis=0)
+    return Detection(box=(float(low[0]), float(low[1]), float(high[0]), float(high[1])), score=score,
+                     quad=tuple((float(x), float(y)) for x, y in corners))

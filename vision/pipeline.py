@@ -763,7 +763,9 @@ def read_with_second_looks(readings: list[TileReading], classify: Classify,
     (``vision.sideways_halves.read_with_winning_tile_joined``), and a hand that reads only with tiles
     corrected may hold standing tiles found as two halves each (``vision.standing_halves``).
     Last, a hand that still fails, shows no winning tile or needs one inferred may hold a winning
-    tile lying flat against a standing one, the two found as one outline (``vision.front_tile``).
+    tile lying flat against a standing one, the two found as one outline (``vision.front_tile``),
+    and one that fails or needs a tile inferred may end a row with two tiles found as one
+    (``vision.row_end_pair``).
     The photo and the live mode (``vision.live.reading``) both read a hand so."""
     try:
         result = _read_with_mended_tiles(readings, classify, read)

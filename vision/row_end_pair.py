@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from scoring.errors import InputError
-from vision.geometry import FaceFrame, face_frame
+from vision.geometry import FaceFrame, face_frame, frame_rectangle, stands_upright
 from vision.turned_faces import Classify
 from vision.types import Detection, TileReading
 
@@ -38,12 +38,6 @@ LEVEL = 0.5
 MAX_TRIES = 2
 #: The warning for a hand read with such a cut; ``{codes}`` what the two tiles read.
 PAIR_WARNING = "two tiles at the end of a row were found as one and cut apart, read {codes}"
-
-
-def _upright(reading: TileReading) -> bool:
-    detection = reading.detection
-    return (detection.quad is not None and not detection.rotated and not detection.face_down
-            and not detection.spare)
 
 
 def _area(frame: FaceFrame) -> float:
@@ -70,7 +64,7 @@ def row_end_pairs(readings: list[TileReading]) -> list[tuple[int, list[Detection
     the two detections the row's spacing puts in its place; the largest against its row first. The
     big outline's own axes are not trusted (they come out turned); the row's two last tiles give
     the step."""
-    upright = [i for i, reading in enumerate(readings) if _upright(reading)]
+    upright = [i for i, reading in enumerate(readings) if stands_upright(reading.detection)]
     frames = {i: face_frame(readings[i].detection.quad) for i in upright}
     found = []
     for i in upright:
@@ -99,21 +93,10 @@ def row_end_pairs(readings: list[TileReading]) -> list[tuple[int, list[Detection
             continue  # a tile lies beyond it: not the row's end
         width = (frames[last].width + frames[step_back].width) / 2
         height = (frames[last].height + frames[step_back].height) / 2
-        pair = [_outline(frames[last].centre + step * k, frames[last], width, height,
-                         readings[i].detection.score) for k in (1, 2)]
+        pair = [frame_rectangle(frames[last].centre + step * k, frames[last], width, height,
+                                readings[i].detection.score) for k in (1, 2)]
         found.append((_area(big) / size, i, pair))
     return [(i, pair) for _, i, pair in sorted(found, key=lambda item: -item[0])]
-
-
-def _outline(centre: np.ndarray, frame: FaceFrame, width: float, height: float, score: float) -> Detection:
-    """A ``width`` by ``height`` outline about ``centre`` in ``frame``'s axes (corners top-left,
-    top-right, bottom-right, bottom-left)."""
-    across, up = frame.across * width / 2, frame.up * height / 2
-    corners = np.array([centre - across + up, centre + across + up,
-                        centre + across - up, centre - across - up])
-    low, high = corners.min(axis=0), corners.max(axis=0)
-    return Detection(box=(float(low[0]), float(low[1]), float(high[0]), float(high[1])), score=score,
-                     quad=tuple((float(x), float(y)) for x, y in corners))
 
 
 def read_with_row_end_pair_cut(readings: list[TileReading], classify: Classify,
