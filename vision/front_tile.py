@@ -45,8 +45,9 @@ NEIGHBOUR_REACH = 1.8
 NEIGHBOUR_LEVEL = 0.6
 #: The flat tile covers the standing tile's foot up to this share of the standing tile's height.
 FRONT_COVER = 0.3
-#: At most this many outlines are cut, the one overhanging most first.
-MAX_TRIES = 3
+#: At most this many outlines are cut, the one overhanging most first. Each try is a whole reading
+#: of a hand that failed; on the seven render sets every cut kept was the first.
+MAX_TRIES = 1
 #: The warning for a hand read with such a cut; ``{code}`` is what the flat tile read.
 FRONT_TILE_WARNING = ("the winning tile lying flat in front of the row ({code}) was found as one tile with "
                       "the standing tile behind it, and the two were cut apart")

@@ -697,7 +697,8 @@ class PhotoPipeline:
             try:
                 readings, classify, read_flowers = self._read_tiles(source, timings, detector_size=size)
                 result = self._read_hand(readings, classify, image=image, rules=rules, table=table,
-                                         context=context, read_flowers=read_flowers, named=named)
+                                         context=context, read_flowers=read_flowers, named=named,
+                                         cut_merged=False)
             except InputError:
                 continue
             result.timings = {**{f"finer_{key}": value for key, value in timings.items()},
@@ -719,7 +720,7 @@ class PhotoPipeline:
         try:
             result = self._read_hand(readings, classify, image=image, rules=rules, table=table,
                                      context=context, read_flowers=read_flowers, named=named,
-                                     last_resort=True)
+                                     last_resort=True, cut_merged=False)
         except InputError:
             return None
         if result.report is not None:
@@ -735,23 +736,26 @@ class PhotoPipeline:
 
     def _read_hand(self, readings: list[TileReading], classify: Classify, *, image: str, rules: Any,
                    table: Any, context: Any, read_flowers: ReadFlowers | None = None,
-                   named: NamedTiles = NOTHING_NAMED, last_resort: bool = False) -> PhotoResult:
+                   named: NamedTiles = NOTHING_NAMED, last_resort: bool = False,
+                   cut_merged: bool = True) -> PhotoResult:
         """The hand read with the second looks (:func:`read_with_second_looks`); a hand that reads is
         read once more when the flower model (``read_flowers``) is sure that tiles it left out beside
-        it are flowers (``vision.stray_flowers``). ``last_resort``: see :func:`read_readings`."""
+        it are flowers (``vision.stray_flowers``). ``last_resort``: see :func:`read_readings`;
+        ``cut_merged``: see :func:`read_with_second_looks`."""
         def read(tiles: list[TileReading]) -> PhotoResult:
             return read_readings(tiles, image=image, rules=rules, table=table, context=context,
                                  infer_unseen=True, optional=self.faint_tiles(tiles), named=named,
                                  last_resort=last_resort)
 
-        result = read_with_second_looks(readings, classify, read)
+        result = read_with_second_looks(readings, classify, read, cut_merged=cut_merged)
         if read_flowers is None:
             return result
         return read_with_stray_flowers(result, read_flowers, read)
 
 
 def read_with_second_looks(readings: list[TileReading], classify: Classify,
-                           read: Callable[[list[TileReading]], PhotoResult]) -> PhotoResult:
+                           read: Callable[[list[TileReading]], PhotoResult],
+                           cut_merged: bool = True) -> PhotoResult:
     """The hand as the detector saw the tiles, or with a sideways tile it missed found by its turned
     face (``vision.turned_faces.read_with_turned_face``). If the tile count makes no hand, two tiles
     side by side that are one face's halves (``vision.sideways_halves``) are joined, or one tile too
@@ -765,8 +769,13 @@ def read_with_second_looks(readings: list[TileReading], classify: Classify,
     Last, a hand that still fails, shows no winning tile or needs one inferred may hold a winning
     tile lying flat against a standing one, the two found as one outline (``vision.front_tile``),
     and one that fails or needs a tile inferred may end a row with two tiles found as one
-    (``vision.row_end_pair``).
+    (``vision.row_end_pair``). These cuts are the slowest tries on a photo that does not read (a
+    whole reading each), so the photo makes them at its first look only (``cut_merged=False`` for
+    the finer looks and the last resort: on the seven render sets every hand they read, they read
+    at the first look, and the 40 hardest of the 200 took 48 s to refuse with them at every look).
     The photo and the live mode (``vision.live.reading``) both read a hand so."""
+    if not cut_merged:
+        return _read_with_mended_tiles(readings, classify, read)
     try:
         result = _read_with_mended_tiles(readings, classify, read)
     except InputError:
