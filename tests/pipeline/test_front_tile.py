@@ -7,11 +7,13 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from hand_scenes import lay_out
-from heldout_renders import read_held_out_render
+from heldout_renders import held_out_render, read_held_out_render
 
 from vision.evaluation.hands import same_hand
 from vision.front_tile import FRONT_TILE_WARNING, OVERHANG, cut_apart, overhanging_outlines
 from vision.geometry import face_frame
+from vision.imageio import PhotoSource
+from vision.pipeline import PhotoPipeline, read_readings, read_with_second_looks
 from vision.types import TileReading
 
 CONCEALED = ["1m", "2m", "3m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
@@ -90,3 +92,19 @@ def test_a_cut_that_reads_only_with_more_tiles_corrected_is_not_kept(tmp_path):
     result, _ = read_held_out_render(950029, tmp_path)
     assert not any("cut apart" in warning for warning in result.warnings)
     assert len(result.decoded.changes) <= 1
+
+
+def test_the_cut_is_made_only_where_asked(tmp_path):
+    """The photo cuts merged outlines at its first look only (``cut_merged``): the finer looks and
+    the last resort read without, each cut being a whole reading of a hand that failed."""
+    path, _ = held_out_render(900173, tmp_path)
+    readings, classify, _ = PhotoPipeline()._read_tiles(PhotoSource(path))
+
+    def read(tiles):
+        return read_readings(tiles, infer_unseen=True)
+
+    cut = read_with_second_looks(readings, classify, read)
+    uncut = read_with_second_looks(readings, classify, read, cut_merged=False)
+    assert FRONT_TILE_WARNING.format(code="5p") in cut.warnings
+    assert not any("cut apart" in warning for warning in uncut.warnings)
+    assert uncut.decoded.unseen is not None or uncut.layout.winning_index is None
