@@ -778,6 +778,8 @@ def read_with_second_looks(readings: list[TileReading], classify: Classify,
         return _read_with_mended_tiles(readings, classify, read)
     try:
         result = _read_with_mended_tiles(readings, classify, read)
+    except TileCountError:
+        raise  # a cut adds one tile, and a hand one tile short reads (with it inferred): none helps
     except InputError:
         cut = (read_with_front_tile_cut(readings, classify, read)
                or read_with_row_end_pair_cut(readings, classify, read))
