@@ -32,7 +32,7 @@ import numpy as np
 
 from scoring.errors import InputError
 from vision.geometry import FaceFrame, face_frame, frame_rectangle, stands_upright
-from vision.turned_faces import Classify, turned_a_quarter
+from vision.turned_faces import Classify, turned_a_quarter, wins_with
 from vision.types import Detection, TileReading
 
 #: The outline's foot reaches at least this far below its neighbours' feet (in their heights)...
@@ -161,9 +161,8 @@ def read_with_front_tile_cut(readings: list[TileReading], classify: Classify,
             result = read(cut)
         except InputError:
             continue
-        if not shows_the_winning_tile(result) or len(result.decoded.changes) > corrections:
-            continue
-        if result.readings[result.layout.winning_index].detection is not cut[-1].detection:
+        if (not shows_the_winning_tile(result) or len(result.decoded.changes) > corrections
+                or not wins_with(result, cut[-1].detection)):
             continue
         result.warnings.append(FRONT_TILE_WARNING.format(code=cut[-1].code))
         return result

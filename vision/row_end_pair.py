@@ -112,9 +112,7 @@ def read_with_row_end_pair_cut(readings: list[TileReading], classify: Classify,
             result = read(cut)
         except InputError:
             continue
-        if result.decoded is None or result.decoded.unseen is not None:
-            continue
-        if result.decoded.changes:
+        if result.decoded is None or result.decoded.unseen is not None or result.decoded.changes:
             continue
         kept = {id(reading.detection) for reading in result.readings}
         if not all(id(reading.detection) in kept for reading in two):

@@ -32,7 +32,7 @@ import numpy as np
 from scoring.errors import InputError
 from vision.geometry import face_frame, merged_detection
 from vision.split_tiles import ACROSS_GAP, ACROSS_OVERLAP, across_gap, seen_alike
-from vision.turned_faces import Classify, turned_a_quarter
+from vision.turned_faces import Classify, turned_a_quarter, wins_with
 from vision.types import TileReading
 
 #: The joined face must read at least this sure (as cut or turned a quarter, whichever is surer).
@@ -105,8 +105,7 @@ def read_with_winning_tile_joined(result: Any, readings: list[TileReading], clas
             candidate = read(joined)
         except InputError:
             continue
-        winning = candidate.layout.winning_index if candidate.layout is not None else None
-        shown = winning is not None and candidate.readings[winning].detection is joined[-1].detection
+        shown = wins_with(candidate, joined[-1].detection)
         if shown and candidate.decoded is not None and candidate.decoded.unseen is None:
             candidate.warnings.append(JOINED_WARNING.format(code=joined[-1].code,
                                                             what=" lying sideways, the winning tile"))

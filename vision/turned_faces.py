@@ -106,6 +106,13 @@ def with_sideways_found(readings: list[TileReading], classify: Classify, read_as
     return out, index
 
 
+def wins_with(result: Any, detection: Detection) -> bool:
+    """Whether ``result`` (a ``PhotoResult``) names ``detection`` as its winning tile: the test each
+    second look that adds or replaces a tile applies before it keeps the reading."""
+    winning = result.layout.winning_index if result.layout is not None else None
+    return winning is not None and result.readings[winning].detection is detection
+
+
 #: The warning when the winning tile is the face found sideways by reading it turned.
 TURNED_WARNING = ("the winning tile was found by reading its face turned a quarter (the detector did not "
                   "see it lying sideways)")
@@ -130,8 +137,7 @@ def read_with_turned_face(readings: list[TileReading], classify: Classify,
             except InputError:
                 pass
             else:
-                winning = result.layout.winning_index if result.layout is not None else None
-                if winning is not None and result.readings[winning].detection is turned[index].detection:
+                if wins_with(result, turned[index].detection):
                     result.warnings.append(TURNED_WARNING)
                 return result
     if plain is None:
