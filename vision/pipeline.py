@@ -42,6 +42,7 @@ from vision.confidence import (
 )
 from vision.decode import HandReading, LegalReading, decode_hand
 from vision.faint_flowers import read_with_faint_flowers
+from vision.flower_pairs import read_with_flower_pairs_cut
 from vision.front_tile import read_with_front_tile_cut, shows_the_winning_tile
 from vision.geometry import face_frame, intersection_area, merged_detection, outline_containment, outline_iou
 from vision.half_tiles import PART_WARNING, without_one_part
@@ -740,7 +741,8 @@ class PhotoPipeline:
                    cut_merged: bool = True) -> PhotoResult:
         """The hand read with the second looks (:func:`read_with_second_looks`); a hand that reads is
         read once more when the flower model (``read_flowers``) is sure that tiles it left out beside
-        it are flowers (``vision.stray_flowers``). ``last_resort``: see :func:`read_readings`;
+        it are flowers (``vision.stray_flowers``), and again when two flowers lying side by side were
+        found as one outline (``vision.flower_pairs``). ``last_resort``: see :func:`read_readings`;
         ``cut_merged``: see :func:`read_with_second_looks`."""
         def read(tiles: list[TileReading]) -> PhotoResult:
             return read_readings(tiles, image=image, rules=rules, table=table, context=context,
@@ -750,7 +752,19 @@ class PhotoPipeline:
         result = read_with_second_looks(readings, classify, read, cut_merged=cut_merged)
         if read_flowers is None:
             return result
-        return read_with_stray_flowers(result, read_flowers, read)
+        return read_flowers_again(result, classify, read_flowers, read)
+
+
+def read_flowers_again(result: PhotoResult, classify: Classify | None, read_flowers: ReadFlowers,
+                       read: Callable[[list[TileReading]], PhotoResult]) -> PhotoResult:
+    """A hand that reads, read again with the flower model's second looks: tiles left out beside it
+    that it is sure are flowers (``vision.stray_flowers``), then two flowers side by side found as
+    one outline cut apart (``vision.flower_pairs``; needs ``classify``). The photo and the live mode
+    both finish a hand so."""
+    result = read_with_stray_flowers(result, read_flowers, read)
+    if classify is None:
+        return result
+    return read_with_flower_pairs_cut(result, classify, read_flowers, read)
 
 
 def read_with_second_looks(readings: list[TileReading], classify: Classify,

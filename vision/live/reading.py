@@ -14,7 +14,7 @@ from typing import Any
 from scoring.errors import InputError
 from vision.live.engine import HandOutcome
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
-from vision.stray_flowers import ReadFlowers, read_with_stray_flowers
+from vision.stray_flowers import ReadFlowers
 from vision.turned_faces import Classify
 from vision.types import TileReading
 
@@ -58,9 +58,9 @@ class PipelineHandReader:
         them the hand is read as ``taicam photo`` reads it (``vision.pipeline.read_with_second_looks``:
         a sideways winning tile the detector did not flag found by its turned face or its two
         halves joined, a tile count that makes no hand mended; a tile flagged sideways in error
-        stood again, ``vision.upright_faces``), and flowers the layout left out are read by the
-        flower model."""
-        from vision.pipeline import PhotoResult, read_readings, read_with_second_looks
+        stood again, ``vision.upright_faces``), and flowers the layout left out or found two as one are
+        read again by the flower model (``vision.pipeline.read_flowers_again``)."""
+        from vision.pipeline import PhotoResult, read_flowers_again, read_readings, read_with_second_looks
         from vision.upright_faces import with_false_turns_undone
 
         def read(tiles: list[TileReading]) -> PhotoResult:
@@ -76,7 +76,7 @@ class PipelineHandReader:
         except InputError as error:
             return HandOutcome(complete=False, document={}, signature="", reason=str(error))
         if read_flowers is not None:
-            result = read_with_stray_flowers(result, read_flowers, read)
+            result = read_flowers_again(result, classify, read_flowers, read)
         document = result.to_json()
         return HandOutcome(
             complete=True, document=document, signature=outcome_signature(document), result=result
