@@ -22,7 +22,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -41,11 +41,8 @@ from vision.confidence import (
     tile_alternatives,
 )
 from vision.decode import HandReading, LegalReading, decode_hand
+from vision.duplicates import with_spares
 from vision.faint_flowers import read_with_faint_flowers
-from vision.flower_pairs import read_with_flower_pairs_cut
-from vision.front_tile import read_with_front_tile_cut, shows_the_winning_tile
-from vision.geometry import face_frame, intersection_area, merged_detection, outline_containment, outline_iou
-from vision.half_tiles import PART_WARNING, without_one_part
 from vision.hidden_kong import (
     choose_hidden_kong_faces,
     give_kong_faces,
@@ -55,17 +52,12 @@ from vision.hidden_kong import (
 from vision.imageio import ArraySource, PhotoSource
 from vision.layout import face_outline, layout_candidates, row_angle
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
-from vision.row_completion import SPARE_OVERLAP_IOU, overlaps_a_tile
-from vision.row_end_pair import read_with_row_end_pair_cut
+from vision.row_completion import overlaps_a_tile
+from vision.second_looks import read_flowers_again, read_with_second_looks
 from vision.sideways_cut import second_cuts
-from vision.sideways_halves import JOINED_WARNING, joined_halves, read_with_winning_tile_joined
-from vision.split_tiles import join_split_tiles
-from vision.standing_halves import read_standing_halves_joined, read_with_standing_halves_joined
-from vision.stray_flowers import ReadFlowers, maybe_flowers, read_with_stray_flowers
-from vision.surplus_tile import without_one_weak_tile
-from vision.turned_faces import Classify, read_with_turned_face
+from vision.stray_flowers import ReadFlowers, maybe_flowers
+from vision.turned_faces import Classify
 from vision.types import Detection, GroupRole, Layout, TileReading
-from vision.unseen import TileCountError
 from vision.upright_faces import with_false_turns_undone
 
 #: Long side of the image the detector sees (it letterboxes further to its own input size).
@@ -613,7 +605,7 @@ class PhotoPipeline:
             source = ArraySource(source)
         small, scale = source.image(DETECT_SIDE)
         timings["load"] = time.perf_counter() - started
-        detections = _with_spares(self.detector.detect(small, spares=True, input_size=detector_size))
+        detections = with_spares(self.detector.detect(small, spares=True, input_size=detector_size))
         timings["detect"] = time.perf_counter() - started - timings["load"]
         if not detections:
             raise InputError("no tiles found in the photo")
@@ -739,11 +731,10 @@ class PhotoPipeline:
                    table: Any, context: Any, read_flowers: ReadFlowers | None = None,
                    named: NamedTiles = NOTHING_NAMED, last_resort: bool = False,
                    cut_merged: bool = True) -> PhotoResult:
-        """The hand read with the second looks (:func:`read_with_second_looks`); a hand that reads is
-        read once more when the flower model (``read_flowers``) is sure that tiles it left out beside
-        it are flowers (``vision.stray_flowers``), and again when two flowers lying side by side were
-        found as one outline (``vision.flower_pairs``). ``last_resort``: see :func:`read_readings`;
-        ``cut_merged``: see :func:`read_with_second_looks`."""
+        """The hand read with the second looks (``vision.second_looks.read_with_second_looks``), then,
+        when it reads, once more with the flower model's (``read_flowers``) looks at tiles left out
+        beside it and at two flowers found as one outline (``read_flowers_again``). ``last_resort``:
+        see :func:`read_readings`; ``cut_merged``: see ``read_with_second_looks``."""
         def read(tiles: list[TileReading]) -> PhotoResult:
             return read_readings(tiles, image=image, rules=rules, table=table, context=context,
                                  infer_unseen=True, optional=self.faint_tiles(tiles), named=named,
@@ -754,211 +745,6 @@ class PhotoPipeline:
             return result
         return read_flowers_again(result, classify, read_flowers, read)
 
-
-def read_flowers_again(result: PhotoResult, classify: Classify | None, read_flowers: ReadFlowers,
-                       read: Callable[[list[TileReading]], PhotoResult]) -> PhotoResult:
-    """A hand that reads, read again with the flower model's second looks: tiles left out beside it
-    that it is sure are flowers (``vision.stray_flowers``), then two flowers side by side found as
-    one outline cut apart (``vision.flower_pairs``; needs ``classify``). The photo and the live mode
-    both finish a hand so."""
-    result = read_with_stray_flowers(result, read_flowers, read)
-    if classify is None:
-        return result
-    return read_with_flower_pairs_cut(result, classify, read_flowers, read)
-
-
-def read_with_second_looks(readings: list[TileReading], classify: Classify,
-                           read: Callable[[list[TileReading]], PhotoResult],
-                           cut_merged: bool = True) -> PhotoResult:
-    """The hand as the detector saw the tiles, or with a sideways tile it missed found by its turned
-    face (``vision.turned_faces.read_with_turned_face``). If the tile count makes no hand, two tiles
-    side by side that are one face's halves (``vision.sideways_halves``) are joined, or one tile too
-    many is left out (``vision.surplus_tile``): :func:`read_count_mended`. A hand that fails
-    otherwise is read with standing tiles found as two halves each joined
-    (``vision.standing_halves``), else without a small detection lying on a bigger tile
-    (:func:`read_without_a_part`, at most three tries). Each try is a whole reading of the hand, so
-    these run only for hands that fail. A hand that reads with no winning tile shown may hold such halves too
-    (``vision.sideways_halves.read_with_winning_tile_joined``), and a hand that reads only with tiles
-    corrected may hold standing tiles found as two halves each (``vision.standing_halves``).
-    Last, a hand that still fails, shows no winning tile or needs one inferred may hold a winning
-    tile lying flat against a standing one, the two found as one outline (``vision.front_tile``),
-    and one that fails or needs a tile inferred may end a row with two tiles found as one
-    (``vision.row_end_pair``). These cuts are the slowest tries on a photo that does not read (a
-    whole reading each), so the photo makes them at its first look only (``cut_merged=False`` for
-    the finer looks and the last resort: on the seven render sets every hand they read, they read
-    at the first look, and the 40 hardest of the 200 took 48 s to refuse with them at every look).
-    The photo and the live mode (``vision.live.reading``) both read a hand so."""
-    if not cut_merged:
-        return _read_with_mended_tiles(readings, classify, read)
-    try:
-        result = _read_with_mended_tiles(readings, classify, read)
-    except TileCountError:
-        raise  # a cut adds one tile, and a hand one tile short reads (with it inferred): none helps
-    except InputError:
-        cut = (read_with_front_tile_cut(readings, classify, read)
-               or read_with_row_end_pair_cut(readings, classify, read))
-        if cut is None:
-            raise
-        return cut
-    if shows_the_winning_tile(result):
-        return result
-    changes = len(result.decoded.changes) if result.decoded is not None else 0
-    cut = read_with_front_tile_cut(readings, classify, read, corrections=changes)
-    if cut is None and result.decoded is not None and result.decoded.unseen is not None:
-        cut = read_with_row_end_pair_cut(readings, classify, read)
-    return result if cut is None else cut
-
-
-def _read_with_mended_tiles(readings: list[TileReading], classify: Classify,
-                            read: Callable[[list[TileReading]], PhotoResult]) -> PhotoResult:
-    try:
-        result = read_with_turned_face(readings, classify, read)
-    except TileCountError as error:
-        return read_count_mended(readings, classify, read, error)
-    except InputError as error:
-        joined = read_standing_halves_joined(readings, classify, read)
-        return joined if joined is not None else read_without_a_part(readings, read, error)
-    result = read_with_winning_tile_joined(result, readings, classify, read)
-    return read_with_standing_halves_joined(result, readings, classify, read)
-
-
-def read_without_a_part(readings: list[TileReading], read: Callable[[list[TileReading]], PhotoResult],
-                        failure: InputError) -> PhotoResult:
-    """A hand that does not read, read again without each small detection lying on a bigger tile
-    (``vision.half_tiles``); the first reading that makes a whole hand with every tile seen, else
-    the ``failure``."""
-    found = first_whole_reading(without_one_part(readings), read)
-    if found is None:
-        raise failure
-    index, result = found
-    result.warnings.append(PART_WARNING.format(code=readings[index].code))
-    if result.report is not None:
-        result.report.score_stable = False
-    return result
-
-
-def first_whole_reading(tries: Iterable[tuple[int, list[TileReading]]],
-                        read: Callable[[list[TileReading]], PhotoResult]) -> tuple[int, PhotoResult] | None:
-    """The first of ``tries`` (a detection's index and the readings without it) that reads as a whole
-    hand with every tile seen (none inferred), with that index; None if none does."""
-    for index, rest in tries:
-        try:
-            result = read(rest)
-        except InputError:
-            continue
-        if result.decoded is not None and result.decoded.unseen is None:
-            return index, result
-    return None
-
-
-def read_count_mended(readings: list[TileReading], classify: Classify,
-                      read: Callable[[list[TileReading]], PhotoResult],
-                      failure: TileCountError) -> PhotoResult:
-    """A hand whose tile count failed, read again: the first join of two halves of one face
-    (``vision.sideways_halves``) that reads; then every tile found as two overlapping halves joined
-    (``vision.standing_halves``), if the hand then reads as seen; then, with one standing tile too
-    many, the first reading without one of the row's weakest detections that makes a whole hand
-    (``vision.surplus_tile``).
-    Else the tile count's ``failure``. The photo and the live mode both mend a count so."""
-    for joined in joined_halves(readings, classify):
-        try:
-            result = read(joined)
-        except InputError:
-            continue
-        result.warnings.append(JOINED_WARNING.format(code=joined[-1].code, what=""))
-        return result
-    standing_joined = read_standing_halves_joined(readings, classify, read)
-    if standing_joined is not None:
-        return standing_joined
-    found = first_whole_reading(without_one_weak_tile(readings), read) if failure.surplus == 1 else None
-    if found is None:
-        raise failure
-    index, result = found
-    result.warnings.append(f"one tile too many stood in the row; the hand reads without the least sure "
-                           f"one, read {readings[index].code} (a discard or a tile found twice?)")
-    return result
-
-
-
-#: Two detections sharing more than this fraction of the smaller box are one tile found twice.
-DUPLICATE_OVERLAP = 0.5
-#: Two face outlines overlapping more than this (IoU) are one tile found twice. Faces lie side by
-#: side and do not overlap: on 40 held-out renders (detector r7) 468 pairs of neighbouring tiles
-#: overlapped at most 0.14 (99% under 0.11), the 12 tiles found twice at least 0.17.
-DUPLICATE_OUTLINE_IOU = 0.16
-
-
-#: A face turned at least this many degrees against another whose centre lies at least this many
-#: face widths from the other's is a second tile lying across in front of it (a winning tile laid
-#: flat before its row), not the same tile found twice: a tile found twice, upright and sideways,
-#: has both centres on one face. On the 200 held-out renders (seeds 900000-, ensemble p1+p2) the
-#: overlap rules above merged 68 pairs of sure detections, 29 of them two different tiles. This
-#: keeps 14 pairs apart: 13 of those, lying across at 0.50-1.00 widths, and one true twin (45.4
-#: degrees, 0.47 widths); the other 3 twins lying across were 0.36-0.37 widths apart. Two pairs of
-#: different tiles lying across at 0.25 and 0.30 widths are still merged.
-CROSSWISE_DEGREES = 45.0
-CROSSWISE_CENTRE_OFFSET = 0.45
-#: ...unless the smaller outline lies at least this much inside the other: then it is part of that
-#: face (a sideways 4p's half, upright, read 2p: render 910123, 0.94). On the 490 held-out renders
-#: (the four sets of ``scripts/evaluate.py hands``) two different tiles lying across overlapped at
-#: most 0.58 of the smaller outline.
-CROSSWISE_INSIDE = 0.8
-
-
-def lies_across(first: Any, second: Any) -> bool:
-    """Whether outline ``second`` is another tile lying across ``first`` (or the reverse), its centre
-    off ``first``'s face: axes :data:`CROSSWISE_DEGREES` apart, :data:`CROSSWISE_CENTRE_OFFSET` off."""
-    a, b = face_frame(first), face_frame(second)
-    turned = math.degrees(math.acos(min(1.0, abs(float(a.up @ b.up))))) >= CROSSWISE_DEGREES
-    offset = float(np.hypot(*(a.centre - b.centre))) / max(min(a.width, b.width), 1e-9)
-    return turned and offset >= CROSSWISE_CENTRE_OFFSET
-
-
-def _same_tile(first: Detection, second: Detection) -> bool:
-    """Whether two detections are one tile: their outlines overlap, or one box mostly covers the
-    other, unless one lies across the other off its face (:func:`lies_across`)."""
-    outlines = first.quad is not None and second.quad is not None
-    if outlines and lies_across(first.quad, second.quad) and (
-            outline_containment(first.quad, second.quad) < CROSSWISE_INSIDE):
-        return False
-    if outlines and outline_iou(first.quad, second.quad) > DUPLICATE_OUTLINE_IOU:
-        return True
-    smaller = max(1e-6, min(first.width * first.height, second.width * second.height))
-    return intersection_area(first.box, second.box) / smaller > DUPLICATE_OVERLAP
-
-
-def merge_duplicates(detections: list[Detection]) -> list[Detection]:
-    """One detection per tile, where the detector found a tile twice.
-
-    Tiles in a row touch but hardly overlap; the detector sometimes finds a sideways tile twice, or
-    splits a tile whose face has two columns of marks (4s) into two narrow ones. Box overlap is
-    measured on the smaller box, so a small box inside a big one counts as a duplicate; outlines,
-    when the detector gives them, also catch the split tiles, whose boxes overlap little. The
-    stronger detection stays, its outline grown to cover the other's (a split tile whole again).
-    """
-    kept: list[Detection] = []
-    for detection in sorted(detections, key=lambda d: -d.score):
-        twin = next((i for i, other in enumerate(kept) if _same_tile(detection, other)), None)
-        if twin is None:
-            kept.append(detection)
-        else:
-            kept[twin] = merged_detection(kept[twin], detection)
-    return kept
-
-
-def _with_spares(detections: list[Detection]) -> list[Detection]:
-    """:func:`merge_duplicates` on the kept detections; then the spares that are not one of them
-    (judged as the detector judged them: a tile in front of a row may hide part of its faces)."""
-    kept = join_split_tiles(merge_duplicates([d for d in detections if not d.spare]))
-
-    def is_kept_tile(spare: Detection, other: Detection) -> bool:
-        if spare.quad is None or other.quad is None:
-            return _same_tile(spare, other)
-        return outline_iou(spare.quad, other.quad) > SPARE_OVERLAP_IOU
-
-    spares = [d for d in merge_duplicates([d for d in detections if d.spare])
-              if not any(is_kept_tile(d, other) for other in kept)]
-    return kept + spares
 
 
 def read_photo(path: str | Path, rules: Any = None, table: Any = None, context: Any = None,

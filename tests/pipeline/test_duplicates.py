@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vision.pipeline import merge_duplicates
+from vision.duplicates import merge_duplicates
 from vision.types import Detection
 
 

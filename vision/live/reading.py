@@ -55,12 +55,13 @@ class PipelineHandReader:
     def __call__(self, readings: list[TileReading], classify: Classify | None = None,
                  read_flowers: ReadFlowers | None = None) -> HandOutcome:
         """``classify`` and ``read_flowers`` read detections on the frame the readings come from: with
-        them the hand is read as ``taicam photo`` reads it (``vision.pipeline.read_with_second_looks``:
-        a sideways winning tile the detector did not flag found by its turned face or its two
-        halves joined, a tile count that makes no hand mended; a tile flagged sideways in error
-        stood again, ``vision.upright_faces``), and flowers the layout left out or found two as one are
-        read again by the flower model (``vision.pipeline.read_flowers_again``)."""
-        from vision.pipeline import PhotoResult, read_flowers_again, read_readings, read_with_second_looks
+        them the hand is read as ``taicam photo`` reads it (``vision.second_looks``: a sideways
+        winning tile the detector did not flag found by its turned face or its two halves joined, a
+        tile count that makes no hand mended; a tile flagged sideways in error stood again,
+        ``vision.upright_faces``), and flowers the layout left out or found two as one are read
+        again by the flower model (``read_flowers_again``)."""
+        from vision.pipeline import PhotoResult, read_readings
+        from vision.second_looks import read_flowers_again, read_with_second_looks
         from vision.upright_faces import with_false_turns_undone
 
         def read(tiles: list[TileReading]) -> PhotoResult:
