@@ -120,6 +120,25 @@ def apply_orientation(array: np.ndarray, orientation: int) -> np.ndarray:
     return array
 
 
+#: Pillow modes of greyscale pixels wider than 8 bits (16-bit PNG and TIFF scans, 32-bit integer or
+#: float images), which ``Image.convert("RGB")`` clips at 255 instead of scaling: a 16-bit photo
+#: came out white, and "no tiles found".
+_WIDE_GREY_MODES = ("I", "I;16", "I;16B", "I;16L", "I;16N", "F")
+
+
+def _as_rgb(image: Image.Image) -> Image.Image:
+    """``image`` as 8-bit RGB; wide greyscale is scaled down to 8 bits (16-bit range when its values
+    go past 255), not clipped."""
+    if image.mode == "RGB":
+        return image
+    if image.mode in _WIDE_GREY_MODES:
+        grey = np.asarray(image, dtype=np.float64)
+        if grey.size and float(grey.max()) > 255.0:
+            grey = grey / 257.0
+        return Image.fromarray(np.clip(np.rint(grey), 0, 255).astype(np.uint8), "L").convert("RGB")
+    return image.convert("RGB")
+
+
 def _decode(path: Path, max_side: int | None) -> tuple[np.ndarray, ImageHeader]:
     with _open(path) as image:
         header = _checked_header(path, image)
@@ -135,8 +154,7 @@ def _decode(path: Path, max_side: int | None) -> tuple[np.ndarray, ImageHeader]:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 image.load()
-                rgb = image if image.mode == "RGB" else image.convert("RGB")
-                array = np.asarray(rgb)
+                array = np.asarray(_as_rgb(image))
         except (OSError, ValueError, SyntaxError) as error:
             raise InputError(f"{path}: the image is truncated or corrupt ({error})") from None
     bgr = cv2.cvtColor(array, cv2.COLOR_RGB2BGR)

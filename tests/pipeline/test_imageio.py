@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from bad_images import write_huge_png
 from PIL import Image
 
 from scoring.errors import InputError
+from vision.evaluation.hands import same_hand
 from vision.imageio import PhotoSource, load_image, read_header
+from vision.pipeline import read_photo
 
 
 def _photo(path, width=400, height=300, orientation=1):
@@ -51,6 +55,26 @@ def test_png_and_grey_images_load_as_bgr(tmp_path):
     Image.fromarray(np.full((20, 30), 128, np.uint8)).save(path)
     image = load_image(path)
     assert image.shape == (20, 30, 3) and image.dtype == np.uint8
+
+
+def test_sixteen_bit_grey_is_scaled_to_eight_bits_not_clipped(tmp_path):
+    """A 16-bit greyscale PNG (a scan, a machine-vision camera) was clipped at 255: all white."""
+    ramp = np.tile(np.linspace(0, 65535, 30).astype(np.uint16), (20, 1))
+    path = tmp_path / "grey16.png"
+    Image.fromarray(ramp).save(path)
+    assert Image.open(path).mode.startswith("I")
+    image = load_image(path)
+    assert image.dtype == np.uint8 and image.shape == (20, 30, 3)
+    assert np.allclose(image[0, :, 0], ramp[0] / 257.0, atol=1.0)
+
+
+def test_sixteen_bit_grey_photo_reads_like_the_photo(tmp_path):
+    """The bundled photo from above, stored as 16-bit greyscale, reads the same hand."""
+    photo = Path(__file__).resolve().parents[2] / "datasets" / "samples" / "hand-overhead.jpg"
+    grey = np.asarray(Image.open(photo).convert("L"), np.uint16) * 257
+    path = tmp_path / "grey16.png"
+    Image.fromarray(grey).save(path)
+    assert same_hand(read_photo(path).hand, read_photo(photo).hand)
 
 
 def test_not_an_image(tmp_path):
