@@ -10,6 +10,7 @@ one only if the tiles are too small to classify from it.
 
 from __future__ import annotations
 
+import math
 import os
 import warnings
 from dataclasses import dataclass
@@ -224,6 +225,40 @@ class ArraySource:
             return self.full, 1.0
         factor = max_side / longest
         return resize_by(self.full, factor), factor
+
+
+class RegionSource:
+    """A window of another source (:class:`PhotoSource`, :class:`ArraySource`), offered like it: the
+    closer look at a hand far off in a big photo (``vision.closer_look``).
+
+    Coordinates handed out are full-resolution pixels of the window; ``offset`` (its top-left corner
+    in the photo's full-resolution pixels) places them in the photo.
+    """
+
+    def __init__(self, source: PhotoSource | ArraySource, region: tuple[int, int, int, int]) -> None:
+        x1, y1, x2, y2 = region
+        width, height = source.full_size
+        if not (0 <= x1 < x2 <= width and 0 <= y1 < y2 <= height):
+            raise ValueError(f"window {region} is not inside the {width}x{height} photo")
+        self.source = source
+        self.offset = (x1, y1)
+        self.full_size = (x2 - x1, y2 - y1)
+
+    def image(self, max_side: int | None = None) -> tuple[np.ndarray, float]:
+        """The window with its long side at most ``max_side`` (None = full), and its scale; cut from
+        the photo decoded no larger than that needs."""
+        longest = max(self.full_size)
+        side = None if max_side is None or max_side >= longest else int(max_side)
+        decode_side = None if side is None else math.ceil(side * max(self.source.full_size) / longest)
+        photo, scale = self.source.image(decode_side)
+        (x1, y1), (width, height) = self.offset, self.full_size
+        left, top = int(round(x1 * scale)), int(round(y1 * scale))
+        right = min(photo.shape[1], max(left + 1, int(round((x1 + width) * scale))))
+        bottom = min(photo.shape[0], max(top + 1, int(round((y1 + height) * scale))))
+        window = photo[top:bottom, left:right]
+        if side is not None and max(window.shape[:2]) > side:
+            window = resize_by(window, side / max(window.shape[:2]))
+        return np.ascontiguousarray(window), window.shape[1] / width
 
 
 def image_from_array(array: np.ndarray) -> np.ndarray:

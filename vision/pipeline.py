@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from scoring.errors import InputError
+from vision.closer_look import Look, closer_look
 from vision.colour_cast import neutralised
 from vision.confidence import (
     ConfidenceReport,
@@ -49,7 +50,7 @@ from vision.hidden_kong import (
     hidden_kong_melds,
     hidden_kong_warning,
 )
-from vision.imageio import ArraySource, PhotoSource
+from vision.imageio import ArraySource, PhotoSource, RegionSource
 from vision.layout import face_outline, layout_candidates, row_angle
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
 from vision.row_completion import overlaps_a_tile
@@ -71,6 +72,10 @@ TOP_K = 5
 #: lying flat in front of a standing row, which at 512 merges into the row's peaks. Only for hands
 #: that fail, as a finer look reads worse overall (``models/MODEL_CARD.md``, "Finer looks").
 FINER_DETECTOR_SIZES = (640, 768)
+#: How many times in a row tiles found small are read again closer (``vision.closer_look``): a photo
+#: where the first look finds almost nothing is looked at whole at twice the size, and the tiles that
+#: finds may still call for a window around them.
+CLOSER_LOOKS = 2
 #: Said of a hand only a finer look read; its score is never called sure: the first look found
 #: another set of tiles, so a tile may still be missing or extra.
 FINER_LOOK_WARNING = ("the score is not certain: the hand read only when the photo was looked at again, "
@@ -83,6 +88,12 @@ _ASSUMABLE = {
     "round_wind": "round wind unknown (no round-wind items)",
     "dealer": "not the dealer",
 }
+
+
+def _shifted(detection: Detection, dx: float, dy: float) -> Detection:
+    x1, y1, x2, y2 = detection.box
+    quad = None if detection.quad is None else tuple((x + dx, y + dy) for x, y in detection.quad)
+    return replace(detection, box=(x1 + dx, y1 + dy, x2 + dx, y2 + dy), quad=quad)
 
 
 def _rescale(detection: Detection, factor: float) -> Detection:
@@ -593,12 +604,14 @@ class PhotoPipeline:
         """Detect and classify every tile; boxes in full-resolution upright pixels."""
         return self._read_tiles(source, timings)[0]
 
-    def _read_tiles(self, source: PhotoSource | ArraySource | np.ndarray,
-                    timings: dict[str, float] | None = None, detector_size: int | None = None
-                    ) -> tuple[list[TileReading], Classify, ReadFlowers]:
+    def _read_tiles(self, source: PhotoSource | ArraySource | RegionSource | np.ndarray,
+                    timings: dict[str, float] | None = None, detector_size: int | None = None,
+                    closer_looks: int | None = None) -> tuple[list[TileReading], Classify, ReadFlowers]:
         """The readings, and two functions that read more detections (full-resolution pixels) from
         the same image the crops were cut from: with the classifier, and with the flower model alone.
-        ``detector_size``: the detector's input size (default its own)."""
+        ``detector_size``: the detector's input size (default its own). ``closer_looks``: how many
+        times tiles found small may be read again from a closer look (``vision.closer_look``;
+        default :data:`CLOSER_LOOKS` at the detector's own size, none at another)."""
         timings = timings if timings is not None else {}
         started = time.perf_counter()
         if isinstance(source, np.ndarray):
@@ -607,6 +620,14 @@ class PhotoPipeline:
         timings["load"] = time.perf_counter() - started
         detections = with_spares(self.detector.detect(small, spares=True, input_size=detector_size))
         timings["detect"] = time.perf_counter() - started - timings["load"]
+        if closer_looks is None:
+            closer_looks = CLOSER_LOOKS if detector_size is None else 0
+        network_side = detector_size or getattr(self.detector, "input_size", None)
+        if closer_looks > 0 and network_side:
+            look = closer_look(detections, (small.shape[1], small.shape[0]), network_side,
+                               most_zoom=1.0 / scale)
+            if look is not None:
+                return self._read_closer(source, look, scale, timings, closer_looks - 1)
         if not detections:
             raise InputError("no tiles found in the photo")
         tile_pixels = float(np.median([max(d.width, d.height) for d in detections]))
@@ -643,6 +664,32 @@ class PhotoPipeline:
         found = [TileReading(_rescale(d, 1.0 / crop_scale), r.candidates)
                  for d, r in zip(in_crop, readings, strict=True)]
         return with_false_turns_undone(found, classify), classify, read_flowers
+
+    def _read_closer(self, source: PhotoSource | ArraySource | RegionSource, look: Look, scale: float,
+                     timings: dict[str, float], closer_looks: int
+                     ) -> tuple[list[TileReading], Classify, ReadFlowers]:
+        """:meth:`_read_tiles` of the window ``look`` names (in the pixels of the image seen at
+        ``scale``), its readings and reading functions in the photo's full-resolution pixels."""
+        x1, y1, x2, y2 = (value / scale for value in look.region)
+        width, height = source.full_size
+        region = (max(0, math.floor(x1)), max(0, math.floor(y1)), min(width, math.ceil(x2)),
+                  min(height, math.ceil(y2)))
+        window = RegionSource(source, region)
+        first = dict(timings)
+        readings, classify, read_flowers = self._read_tiles(window, timings, detector_size=look.input_size,
+                                                            closer_looks=closer_looks)
+        timings.update({f"first_{key}": value for key, value in first.items()})
+        dx, dy = window.offset
+
+        def classify_in_photo(detections: list[Detection]) -> list[TileReading]:
+            read = classify([_shifted(d, -dx, -dy) for d in detections])
+            return [TileReading(d, r.candidates) for d, r in zip(detections, read, strict=True)]
+
+        def read_flowers_in_photo(detections: list[Detection]) -> np.ndarray | None:
+            return read_flowers([_shifted(d, -dx, -dy) for d in detections])
+
+        found = [TileReading(_shifted(r.detection, dx, dy), r.candidates) for r in readings]
+        return found, classify_in_photo, read_flowers_in_photo
 
     def faint_tiles(self, readings: list[TileReading]) -> list[int]:
         """Indices of the tiles found below the detector's own threshold (kept because they extend a

@@ -14,6 +14,7 @@ from vision.evaluation.hands import (
     match_labels,
     oracle_readings,
     player_names,
+    render_heldout,
     same_hand,
     with_true_codes,
 )
@@ -196,3 +197,17 @@ def test_a_player_names_the_winning_tile_and_only_the_faces_of_kongs_lying_as_fo
     for tile in backs[1:3]:  # the two middle tiles turned up, as players reveal a kong: its face shows
         tile.code, tile.face_down = "3p", False
     assert player_names(record) == NamedTiles(kong_faces=(), winning_tile="4s")
+
+
+def test_far_renders_put_a_small_hand_in_a_big_photo(tmp_path):
+    """``--far``: phone-sized photos of the whole table, the hand across a quarter to a half of them
+    (the default renders: 1280x960, across 55-97%), so its tiles are small."""
+    far = next(iter(read_manifest(render_heldout(tmp_path / "far", 1, 970000, far=True))))
+    near = next(iter(read_manifest(render_heldout(tmp_path / "near", 1, 970000))))
+    assert (far.width, far.height) == (2560, 1920) and (near.width, near.height) == (1280, 960)
+
+    def hand_share(record) -> float:
+        hand = [t.box for t in record.tiles if t.role not in ("distractor", "other")]
+        return (max(b[2] for b in hand) - min(b[0] for b in hand)) / record.width
+
+    assert hand_share(far) < 0.55 <= hand_share(near)

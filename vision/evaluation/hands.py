@@ -330,8 +330,15 @@ OVERHEAD = {"standing_probability": 0.0, "elevation_degrees": (70.0, 90.0), "rol
             "lens_k1": (0.0, 0.02)}
 
 
-def render_heldout(out_dir: Path, count: int, seed: int, overhead: bool = False) -> Path:
-    """Render ``count`` held-out scenes (validation tile sets only) into ``out_dir``; return the manifest."""
+#: A phone photo of the whole table: the hand across a quarter to a half of a 2560x1920 frame (the
+#: default renders frame it across 55-97% of 1280x960), so its tiles are 15-40 pixels long.
+FAR = {"hand_fill": (0.25, 0.5), "width": 2560, "height": 1920}
+
+
+def render_heldout(out_dir: Path, count: int, seed: int, overhead: bool = False, far: bool = False) -> Path:
+    """Render ``count`` held-out scenes (validation tile sets only) into ``out_dir``; return the manifest.
+    ``overhead``: the easy camera (:data:`OVERHEAD`); ``far``: the hand far off in a big photo
+    (:data:`FAR`)."""
     import cv2
 
     from vision.dataset.manifest import write_manifest
@@ -341,7 +348,7 @@ def render_heldout(out_dir: Path, count: int, seed: int, overhead: bool = False)
     records = []
     for index in range(count):
         try:
-            config = SceneConfig(split="val", **(OVERHEAD if overhead else {}))
+            config = SceneConfig(split="val", **(OVERHEAD if overhead else {}), **(FAR if far else {}))
             image, record = render_scene(np.random.default_rng(seed + index), config)
         except (ValueError, cv2.error) as error:  # a renderer bug must not stop the evaluation
             print(f"evaluate hands: seed {seed + index} not rendered ({error})", file=sys.stderr)
@@ -422,6 +429,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=HELDOUT_SEED, help="first render seed")
     parser.add_argument("--overhead", action="store_true",
                         help="render with an easy camera from above, no discards (OVERHEAD)")
+    parser.add_argument("--far", action="store_true",
+                        help="render the hand far off in a 2560x1920 photo, across a quarter to a half of "
+                             "it (FAR)")
     parser.add_argument("--real", type=Path, default=Path(__file__).resolve().parents[2]
                         / "datasets/samples/real/manifest.jsonl", help="manifest of labelled real photos")
     parser.add_argument("--rules", default="taiwan")
@@ -457,7 +467,7 @@ def main(argv: list[str]) -> int:
     pipeline = None if args.oracle else PhotoPipeline()
     manifests = []
     if args.render:
-        manifests.append(render_heldout(args.out, args.render, args.seed, args.overhead))
+        manifests.append(render_heldout(args.out, args.render, args.seed, args.overhead, args.far))
     if args.synth:
         manifests.append(args.synth)
     if args.real and args.real.exists():
