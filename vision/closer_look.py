@@ -21,7 +21,8 @@ the photo's aspect, so the detector's letterbox is the same.
 from __future__ import annotations
 
 import math
-from typing import NamedTuple
+from dataclasses import replace
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -103,3 +104,33 @@ def _input_for(network_side: int, wanted: float, crop_zoom: float, most_zoom: fl
     if crop_zoom * input_size / network_side < MIN_ZOOM:
         return None
     return Look(tuple(float(v) for v in region), input_size)
+
+
+def detect_closer(detector: Any, image_bgr: np.ndarray, decode_side: int, looks: int = 2) -> list[Detection]:
+    """The detector's tiles in a whole image held in memory (full-resolution pixels), found again
+    from closer looks where they are small, as the photo pipeline finds them: for tools that have
+    the image already (the labelling page's proposals). ``decode_side``: the long side the photo
+    pipeline decodes a photo at for its first look (``vision.pipeline.DETECT_SIDE``), which sets
+    how much more detail the image holds."""
+    network_side = int(detector.input_size)
+    detections = detector.detect(image_bgr)
+    view, offset = image_bgr, (0.0, 0.0)
+    for _ in range(looks):
+        height, width = view.shape[:2]
+        most_zoom = max(width, height) / decode_side
+        look = closer_look(detections, (width, height), network_side, most_zoom)
+        if look is None:
+            break
+        x1, y1, x2, y2 = (int(round(value)) for value in look.region)
+        view = view[y1:y2, x1:x2]
+        offset = (offset[0] + x1, offset[1] + y1)
+        network_side = look.input_size
+        detections = detector.detect(np.ascontiguousarray(view), input_size=look.input_size)
+    return [shifted(d, *offset) for d in detections]
+
+
+def shifted(detection: Detection, dx: float, dy: float) -> Detection:
+    """``detection`` moved by ``dx, dy`` pixels: from a window's coordinates to the photo's."""
+    x1, y1, x2, y2 = detection.box
+    quad = None if detection.quad is None else tuple((x + dx, y + dy) for x, y in detection.quad)
+    return replace(detection, box=(x1 + dx, y1 + dy, x2 + dx, y2 + dy), quad=quad)

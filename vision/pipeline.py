@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from scoring.errors import InputError
-from vision.closer_look import Look, closer_look
+from vision.closer_look import Look, closer_look, shifted
 from vision.colour_cast import neutralised
 from vision.confidence import (
     ConfidenceReport,
@@ -88,12 +88,6 @@ _ASSUMABLE = {
     "round_wind": "round wind unknown (no round-wind items)",
     "dealer": "not the dealer",
 }
-
-
-def _shifted(detection: Detection, dx: float, dy: float) -> Detection:
-    x1, y1, x2, y2 = detection.box
-    quad = None if detection.quad is None else tuple((x + dx, y + dy) for x, y in detection.quad)
-    return replace(detection, box=(x1 + dx, y1 + dy, x2 + dx, y2 + dy), quad=quad)
 
 
 def _rescale(detection: Detection, factor: float) -> Detection:
@@ -682,13 +676,13 @@ class PhotoPipeline:
         dx, dy = window.offset
 
         def classify_in_photo(detections: list[Detection]) -> list[TileReading]:
-            read = classify([_shifted(d, -dx, -dy) for d in detections])
+            read = classify([shifted(d, -dx, -dy) for d in detections])
             return [TileReading(d, r.candidates) for d, r in zip(detections, read, strict=True)]
 
         def read_flowers_in_photo(detections: list[Detection]) -> np.ndarray | None:
-            return read_flowers([_shifted(d, -dx, -dy) for d in detections])
+            return read_flowers([shifted(d, -dx, -dy) for d in detections])
 
-        found = [TileReading(_shifted(r.detection, dx, dy), r.candidates) for r in readings]
+        found = [TileReading(shifted(r.detection, dx, dy), r.candidates) for r in readings]
         return found, classify_in_photo, read_flowers_in_photo
 
     def faint_tiles(self, readings: list[TileReading]) -> list[int]:

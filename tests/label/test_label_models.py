@@ -109,3 +109,26 @@ def test_detector_proposes_tiles_for_an_unlabelled_photo(tmp_path: Path) -> None
         assert tile["face_down"] if tile["code"] == "back" else not tile.get("face_down")
     assert seed_tiles(workspace, cache, 0) == (tiles, source)  # second time from the sidecar cache
     assert not (folder / "manifest.jsonl").exists()  # proposals are never written as labels
+
+
+@pytest.mark.skipif(not MODELS.has_detector, reason="no detector model in models/ yet")
+def test_proposals_for_a_hand_far_off_in_a_big_photo_come_from_a_closer_look(tmp_path) -> None:
+    """A phone photo of the whole table: the bundled photo from above, four times its size with the
+    hand in the middle. The detector alone at its input size finds a few tiles; the page proposes
+    every tile of the close photo."""
+    import cv2
+    import numpy as np
+
+    near = cv2.imread(str(Path(__file__).resolve().parents[2] / "datasets/samples/hand-overhead.jpg"))
+    height, width = near.shape[:2]
+    far = cv2.copyMakeBorder(near, 3 * height // 2, 3 * height // 2, 3 * width // 2, 3 * width // 2,
+                             cv2.BORDER_CONSTANT, value=(40, 60, 30))
+    folder = tmp_path / "photos"
+    folder.mkdir()
+    cv2.imwrite(str(folder / "far.jpg"), far, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    workspace = LabelWorkspace(folder)
+    cache = ProposalCache(workspace.sidecar_dir, MODELS)
+    proposed = cache.detections(workspace.key(0), workspace.image_file(0))
+    assert len(proposed) == len(MODELS.detect(near))
+    xs = np.array([(tile["box"][0] + tile["box"][2]) / 2 for tile in proposed])
+    assert (xs > 3 * width // 2).all() and (xs < 3 * width // 2 + width).all()

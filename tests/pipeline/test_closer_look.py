@@ -8,10 +8,10 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.closer_look import MAX_INPUT, SMALL_TILE, TARGET_TILE, closer_look
+from vision.closer_look import MAX_INPUT, SMALL_TILE, TARGET_TILE, closer_look, detect_closer
 from vision.evaluation.hands import same_hand
 from vision.imageio import ArraySource, PhotoSource, RegionSource
-from vision.pipeline import PhotoPipeline
+from vision.pipeline import DETECT_SIDE, PhotoPipeline
 from vision.types import Detection
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
@@ -132,3 +132,23 @@ def test_a_photo_of_the_trained_scale_is_read_at_one_look():
     result = PhotoPipeline().read_photo(SAMPLES / "hand-overhead.jpg")
     assert "first_detect" not in result.timings
     assert PhotoSource(SAMPLES / "hand-overhead.jpg").full_size == (1280, 960)
+
+
+def test_detection_alone_looks_closer_too(tmp_path):
+    """``detect_closer`` (the labelling page's proposals): on the sample four times its size the
+    first look finds almost nothing; the closer looks find the tiles of the close photo, in the big
+    photo's pixels."""
+    from vision.models.detector import TileDetector
+
+    detector = TileDetector()
+    near = cv2.imread(str(SAMPLES / "hand-overhead.jpg"))
+    far = cv2.imread(str(_padded("hand-overhead.jpg", tmp_path, 4)))
+    close = detector.detect(near)
+    assert len(detector.detect(far)) < len(close) // 2
+    found = detect_closer(detector, far, DETECT_SIDE)
+    assert len(found) == len(close)
+    offset = np.array([3 * near.shape[1] // 2, 3 * near.shape[0] // 2])
+    centres = np.array([d.center for d in found]) - offset
+    for tile in close:
+        assert np.min(np.hypot(*(centres - np.array(tile.center)).T)) < 0.3 * max(tile.width, tile.height)
+    assert len(detect_closer(detector, near, DETECT_SIDE)) == len(close)  # a close photo: one look

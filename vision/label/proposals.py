@@ -91,8 +91,13 @@ class ModelBundle:
         return self._loaded[kind]
 
     def detect(self, image_bgr: np.ndarray) -> list[Detection]:
+        """The detector's tiles, found as ``taicam photo`` finds them: small tiles far off in a big
+        photo from a closer look (``vision.closer_look``)."""
+        from vision.closer_look import detect_closer
+        from vision.pipeline import DETECT_SIDE
+
         with self._lock:
-            return self._model("detector").detect(image_bgr)
+            return detect_closer(self._model("detector"), image_bgr, DETECT_SIDE)
 
     def classify(self, image_bgr: np.ndarray, detections: list[Detection]) -> list[list[list[Any]]]:
         """Top-k ``[code, probability]`` lists per detection (JSON-ready)."""
