@@ -14,8 +14,8 @@ read again from a window around them (:func:`closer_look`): as much closer as br
 tile to :data:`TARGET_TILE`, by cropping where the tiles leave room and by a larger network input
 (up to :data:`MAX_INPUT`) where they do not, but never closer than the photo's own pixels allow.
 Enlarging pixels the photo does not have lost hands: on the 1280x960 held-out renders with the
-smallest tiles a closer look read 4 of the 200 and 2 of the 150 worse (1 better). The window keeps
-the photo's aspect, so the detector's letterbox is the same.
+smallest tiles a closer look read 4 of the 200 worse (none better) and 2 of the 150 worse (1
+better). The window keeps the photo's aspect, so the detector's letterbox is the same.
 """
 
 from __future__ import annotations
@@ -42,7 +42,9 @@ MARGIN = 2.5
 MIN_ZOOM = 1.25
 #: A photo holding less than this much more detail than the first look saw is not looked at closer:
 #: enlarging pixels the photo does not have lost hands (on the 1280x960 held-out renders, which hold
-#: 1.25 times, a closer look at the smallest tiles read 4 of the 200 worse and none better).
+#: 1.25 times, see above). The first look measures small tiles large, so a photo without the detail
+#: cannot be told apart from a render with the smallest tiles: the 150 renders shrunk to half size
+#: in the middle of a 1280x960 frame measure 18-25 pixels, as those renders do.
 MIN_DETAIL = 1.5
 #: When the first look finds almost nothing (fewer than :data:`FEW_TILES`), the whole photo is looked
 #: at this much closer, if it holds the detail, before the photo is given up as showing no tiles.
