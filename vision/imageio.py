@@ -70,9 +70,25 @@ def _open(path: Path) -> Image.Image:
             warnings.simplefilter("ignore")
             return Image.open(path)
     except UnidentifiedImageError:
+        if _is_heif(path):
+            raise InputError(f"{path}: a HEIC/HEIF photo, which taicam cannot read: save it as JPEG "
+                             "(an iPhone takes JPEGs with Settings > Camera > Formats > Most Compatible)"
+                             ) from None
         raise InputError(f"{path}: not an image (or a format taicam cannot read)") from None
     except (OSError, ValueError, SyntaxError) as error:
         raise InputError(f"{path}: cannot read the image header ({error})") from None
+
+
+#: ISO base media file brands of HEIC/HEIF still images (an iPhone's default photo format), which
+#: Pillow does not read without a plugin taicam does not depend on.
+_HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1"}
+
+
+def _is_heif(path: Path) -> bool:
+    """Whether the file starts as a HEIC/HEIF image does (an ``ftyp`` box naming a HEIF brand)."""
+    with path.open("rb") as file:
+        head = file.read(12)
+    return len(head) == 12 and head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS
 
 
 def _orientation(image: Image.Image) -> int:

@@ -84,6 +84,14 @@ def test_not_an_image(tmp_path):
         load_image(path)
 
 
+def test_a_heic_photo_is_named_with_what_to_do(tmp_path):
+    """An iPhone saves HEIC by default; Pillow cannot read it: say so, and how to get a JPEG."""
+    path = tmp_path / "IMG_0001.HEIC"
+    path.write_bytes(b"\x00\x00\x00\x18ftypheic\x00\x00\x00\x00mif1heic" + bytes(64))
+    with pytest.raises(InputError, match="HEIC/HEIF photo.*JPEG"):
+        load_image(path)
+
+
 def test_empty_file(tmp_path):
     path = tmp_path / "empty.jpg"
     path.write_bytes(b"")
