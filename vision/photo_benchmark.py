@@ -41,20 +41,25 @@ def photo_of_size(source: Path, width: int, height: int, folder: Path) -> Path:
     return path
 
 
+def far_off(image: np.ndarray, times: int) -> np.ndarray:
+    """``image`` in the middle of a frame ``times`` its size, the rest a plain surface of its edge
+    colour: the hand far off in a big photo (the benchmark's far photo, and the tests' ones)."""
+    height, width = image.shape[:2]
+    edge = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
+    fill = [int(value) for value in np.median(edge, axis=0)]
+    top, left = (times - 1) * height // 2, (times - 1) * width // 2
+    bottom, right = times * height - height - top, times * width - width - left
+    return cv2.copyMakeBorder(image, top, bottom, left, right, cv2.BORDER_CONSTANT, value=fill)
+
+
 def far_photo_of_size(source: Path, width: int, height: int, folder: Path) -> Path:
-    """The sample at half of width x height in the middle of a width x height JPEG, the rest a plain
-    surface of the sample's edge colour: the hand far off in a big photo."""
+    """The sample at half of width x height in the middle of a width x height JPEG (:func:`far_off`)."""
     image = cv2.imread(str(source))
     if image is None:
         raise SystemExit(f"cannot read {source}")
     image = cv2.resize(image, (width // 2, height // 2), interpolation=cv2.INTER_CUBIC)
-    edge = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
-    fill = [int(value) for value in np.median(edge, axis=0)]
-    top, left = (height - image.shape[0]) // 2, (width - image.shape[1]) // 2
-    bottom, right = height - image.shape[0] - top, width - image.shape[1] - left
-    framed = cv2.copyMakeBorder(image, top, bottom, left, right, cv2.BORDER_CONSTANT, value=fill)
     path = folder / f"photo-{width}x{height}-far.jpg"
-    cv2.imwrite(str(path), framed, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    cv2.imwrite(str(path), far_off(image, 2), [cv2.IMWRITE_JPEG_QUALITY, 92])
     return path
 
 

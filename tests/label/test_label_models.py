@@ -9,6 +9,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import cv2
+import numpy as np
 import pytest
 from label_helpers import real_photos
 
@@ -20,6 +22,7 @@ from vision.label.review import disagreements
 from vision.label.seeds import seed_tiles
 from vision.label.server import LabelApp
 from vision.label.workspace import LabelWorkspace
+from vision.photo_benchmark import far_off
 
 MODELS = ModelBundle()
 
@@ -116,16 +119,11 @@ def test_proposals_for_a_hand_far_off_in_a_big_photo_come_from_a_closer_look(tmp
     """A phone photo of the whole table: the bundled photo from above, four times its size with the
     hand in the middle. The detector alone at its input size finds a few tiles; the page proposes
     every tile of the close photo."""
-    import cv2
-    import numpy as np
-
     near = cv2.imread(str(Path(__file__).resolve().parents[2] / "datasets/samples/hand-overhead.jpg"))
-    height, width = near.shape[:2]
-    far = cv2.copyMakeBorder(near, 3 * height // 2, 3 * height // 2, 3 * width // 2, 3 * width // 2,
-                             cv2.BORDER_CONSTANT, value=(40, 60, 30))
+    width = near.shape[1]
     folder = tmp_path / "photos"
     folder.mkdir()
-    cv2.imwrite(str(folder / "far.jpg"), far, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    cv2.imwrite(str(folder / "far.jpg"), far_off(near, 4), [cv2.IMWRITE_JPEG_QUALITY, 92])
     workspace = LabelWorkspace(folder)
     cache = ProposalCache(workspace.sidecar_dir, MODELS)
     proposed = cache.detections(workspace.key(0), workspace.image_file(0))

@@ -11,6 +11,7 @@ import pytest
 from vision.closer_look import MAX_INPUT, SMALL_TILE, TARGET_TILE, closer_look, detect_closer
 from vision.evaluation.hands import same_hand
 from vision.imageio import ArraySource, PhotoSource, RegionSource
+from vision.photo_benchmark import far_off
 from vision.pipeline import DETECT_SIDE, PhotoPipeline
 from vision.types import Detection
 
@@ -95,14 +96,8 @@ def test_a_window_of_a_photo_is_cut_at_the_resolution_asked(tmp_path):
 
 def _padded(name: str, folder: Path, times: int) -> Path:
     """Bundled sample ``name`` in the middle of a photo ``times`` its size, the rest a plain surface."""
-    image = cv2.imread(str(SAMPLES / name))
-    height, width = image.shape[:2]
-    edge = np.concatenate([image[0], image[-1], image[:, 0], image[:, -1]])
-    fill = [int(v) for v in np.median(edge, axis=0)]
-    pad_y, pad_x = (times - 1) * height // 2, (times - 1) * width // 2
-    big = cv2.copyMakeBorder(image, pad_y, pad_y, pad_x, pad_x, cv2.BORDER_CONSTANT, value=fill)
     path = folder / f"far-{times}-{name}"
-    cv2.imwrite(str(path), big, [cv2.IMWRITE_JPEG_QUALITY, 92])
+    cv2.imwrite(str(path), far_off(cv2.imread(str(SAMPLES / name)), times), [cv2.IMWRITE_JPEG_QUALITY, 92])
     return path
 
 
