@@ -65,12 +65,13 @@ class Look(NamedTuple):
 
 
 def closer_look(detections: list[Detection], image_size: tuple[int, int], network_side: int,
-                most_zoom: float) -> Look | None:
+                most_zoom: float, finer: float = 1.0) -> Look | None:
     """The closer look the first look's ``detections`` (in an image of ``image_size``, width and
     height, seen at ``network_side`` pixels) call for, or None when its tiles are big enough.
     ``most_zoom``: how much more detail the photo holds than that image (its full size over the
     image's): a look never comes closer than that, and a photo holding less than :data:`MIN_DETAIL`
-    (the 1280x960 renders, decoded at 1024) is not looked at closer at all."""
+    (the 1280x960 renders, decoded at 1024) is not looked at closer at all. ``finer``: how much
+    larger than :data:`TARGET_TILE` to see the tiles (a photo's finer looks, after the first failed)."""
     if most_zoom < MIN_DETAIL:
         return None
     width, height = image_size
@@ -82,7 +83,7 @@ def closer_look(detections: list[Detection], image_size: tuple[int, int], networ
     seen = tile * network_side / max(width, height)
     if seen >= SMALL_TILE:
         return None
-    wanted = min(TARGET_TILE / max(seen, 1e-9), most_zoom)
+    wanted = min(TARGET_TILE * finer / max(seen, 1e-9), most_zoom)
     boxes = np.array([d.box for d in sure], np.float64)
     low = boxes[:, :2].min(axis=0) - MARGIN * tile
     high = boxes[:, 2:].max(axis=0) + MARGIN * tile

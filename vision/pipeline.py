@@ -600,12 +600,14 @@ class PhotoPipeline:
 
     def _read_tiles(self, source: PhotoSource | ArraySource | RegionSource | np.ndarray,
                     timings: dict[str, float] | None = None, detector_size: int | None = None,
-                    closer_looks: int | None = None) -> tuple[list[TileReading], Classify, ReadFlowers]:
+                    closer_looks: int | None = None, finer: float = 1.0
+                    ) -> tuple[list[TileReading], Classify, ReadFlowers]:
         """The readings, and two functions that read more detections (full-resolution pixels) from
         the same image the crops were cut from: with the classifier, and with the flower model alone.
         ``detector_size``: the detector's input size (default its own). ``closer_looks``: how many
         times tiles found small may be read again from a closer look (``vision.closer_look``;
-        default :data:`CLOSER_LOOKS` at the detector's own size, none at another)."""
+        default :data:`CLOSER_LOOKS` at the detector's own size, none at another); ``finer``: how
+        much larger that look sees them (a finer look's)."""
         timings = timings if timings is not None else {}
         started = time.perf_counter()
         if isinstance(source, np.ndarray):
@@ -619,9 +621,9 @@ class PhotoPipeline:
         network_side = detector_size or getattr(self.detector, "input_size", None)
         if closer_looks > 0 and network_side:
             look = closer_look(detections, (small.shape[1], small.shape[0]), network_side,
-                               most_zoom=1.0 / scale)
+                               most_zoom=1.0 / scale, finer=finer)
             if look is not None:
-                return self._read_closer(source, look, scale, timings, closer_looks - 1)
+                return self._read_closer(source, look, scale, timings, closer_looks - 1, finer)
         if not detections:
             raise InputError("no tiles found in the photo")
         tile_pixels = float(np.median([max(d.width, d.height) for d in detections]))
@@ -659,8 +661,12 @@ class PhotoPipeline:
                  for d, r in zip(in_crop, readings, strict=True)]
         return with_false_turns_undone(found, classify), classify, read_flowers
 
+    def _network_side(self) -> int:
+        """The detector's own input size (512 when a stand-in detector does not say)."""
+        return int(getattr(self.detector, "input_size", None) or 512)
+
     def _read_closer(self, source: PhotoSource | ArraySource | RegionSource, look: Look, scale: float,
-                     timings: dict[str, float], closer_looks: int
+                     timings: dict[str, float], closer_looks: int, finer: float
                      ) -> tuple[list[TileReading], Classify, ReadFlowers]:
         """:meth:`_read_tiles` of the window ``look`` names (in the pixels of the image seen at
         ``scale``), its readings and reading functions in the photo's full-resolution pixels."""
@@ -671,7 +677,7 @@ class PhotoPipeline:
         window = RegionSource(source, region)
         first = dict(timings)
         readings, classify, read_flowers = self._read_tiles(window, timings, detector_size=look.input_size,
-                                                            closer_looks=closer_looks)
+                                                            closer_looks=closer_looks, finer=finer)
         timings.update({f"first_{key}": value for key, value in first.items()})
         dx, dy = window.offset
 
@@ -729,7 +735,11 @@ class PhotoPipeline:
         for size in FINER_DETECTOR_SIZES:
             timings: dict[str, float] = {}
             try:
-                readings, classify, read_flowers = self._read_tiles(source, timings, detector_size=size)
+                # A hand far off in a big photo is seen finer from its closer look (on a photo that
+                # holds no more detail than the first look used, as the renders, nothing changes).
+                readings, classify, read_flowers = self._read_tiles(
+                    source, timings, detector_size=size, closer_looks=CLOSER_LOOKS,
+                    finer=size / self._network_side())
                 result = self._read_hand(readings, classify, image=image, rules=rules, table=table,
                                          context=context, read_flowers=read_flowers, named=named,
                                          cut_merged=False)

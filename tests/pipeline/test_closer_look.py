@@ -7,12 +7,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from heldout_renders import held_out_render
 
 from vision.closer_look import MAX_INPUT, SMALL_TILE, TARGET_TILE, closer_look, detect_closer
 from vision.evaluation.hands import same_hand
 from vision.imageio import ArraySource, PhotoSource, RegionSource
 from vision.photo_benchmark import far_off
-from vision.pipeline import DETECT_SIDE, PhotoPipeline
+from vision.pipeline import DETECT_SIDE, FINER_LOOK_WARNING, PhotoPipeline
 from vision.types import Detection
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
@@ -147,3 +148,15 @@ def test_detection_alone_looks_closer_too(tmp_path):
     for tile in close:
         assert np.min(np.hypot(*(centres - np.array(tile.center)).T)) < 0.3 * max(tile.width, tile.height)
     assert len(detect_closer(detector, near, DETECT_SIDE)) == len(close)  # a close photo: one look
+
+
+def test_a_far_hand_the_closer_look_cannot_read_is_seen_finer_from_its_closer_look(tmp_path):
+    """Held-out render 910083 (``--render 150 --seed 910000``) three times its size: the closer look
+    reads a tile short, and the finer looks at the whole photo (640, 768) saw its tiles far too
+    small. Seen finer from the closer look's window, it reads, its score not called sure."""
+    path, record = held_out_render(910083, tmp_path)
+    far = tmp_path / "far-910083.jpg"
+    cv2.imwrite(str(far), far_off(cv2.imread(str(path)), 3), [cv2.IMWRITE_JPEG_QUALITY, 90])
+    result = PhotoPipeline().read_photo(far, context=dict(record.hand.get("context", {})))
+    assert same_hand(result.hand, record.hand)
+    assert FINER_LOOK_WARNING in result.warnings and not result.report.score_stable

@@ -71,9 +71,9 @@ def test_a_photo_no_look_reads_reports_the_first_looks_failure(pipeline, monkeyp
     sizes = []
     read_tiles = pipeline._read_tiles
 
-    def spy(source, timings=None, detector_size=None):
+    def spy(source, timings=None, detector_size=None, **looks):
         sizes.append(detector_size)
-        return read_tiles(source, timings, detector_size)
+        return read_tiles(source, timings, detector_size, **looks)
 
     monkeypatch.setattr(pipeline, "_read_tiles", spy)
     with pytest.raises(PhotoReadError, match="not a winning hand|no standing tiles") as failure:
