@@ -23,7 +23,7 @@ import numpy as np
 
 from scoring.errors import InputError
 from vision.geometry import face_frame, frame_rectangle
-from vision.layout import flower_mass
+from vision.layout import FLOWER_MASS, flower_mass
 from vision.stray_flowers import ReadFlowers, left_out_near_hand
 from vision.turned_faces import Classify
 from vision.types import Detection, GroupRole, TileReading
@@ -41,19 +41,14 @@ WARNING = ("read {count} outline(s) beside the hand as two flowers lying side by
            "each pair as one tile)")
 
 
-def _area(detection: Detection) -> float:
-    frame = face_frame(detection.quad)
-    return frame.width * frame.height
-
-
 def pair_outlines(readings: list[TileReading], layout: Any) -> list[int]:
     """Indices of the unsure, oversized outlines among the hand's flowers and the tiles left out
-    beside the hand (flower mass at least that of any other code among them) that may be two
+    beside the hand (flower mass at least :data:`vision.layout.FLOWER_MASS`) that may be two
     flowers found as one."""
     outlined = [r.detection for r in readings if r.detection.quad is not None and not r.detection.spare]
     if layout is None or len(outlined) < 3:
         return []
-    typical = float(np.median([_area(d) for d in outlined]))
+    typical = float(np.median([face_frame(d.quad).area for d in outlined]))
     flowers = [i for group in layout.groups if group.role == GroupRole.FLOWERS for i in group.tile_indices]
     found = []
     for i in sorted(set(flowers) | set(left_out_near_hand(readings, layout))):
@@ -61,8 +56,8 @@ def pair_outlines(readings: list[TileReading], layout: Any) -> list[int]:
         if reading.detection.quad is None or reading.detection.spare:
             continue
         best = reading.candidates[0][1] if reading.candidates else 0.0
-        if best < UNSURE and flower_mass(reading) >= 1.0 - flower_mass(reading) \
-                and _area(reading.detection) >= PAIR_AREA * typical:
+        if best < UNSURE and flower_mass(reading) >= FLOWER_MASS \
+                and face_frame(reading.detection.quad).area >= PAIR_AREA * typical:
             found.append(i)
     return found
 

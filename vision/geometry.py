@@ -53,6 +53,11 @@ class FaceFrame(NamedTuple):
     height: float
     centre: np.ndarray
 
+    @property
+    def area(self) -> float:
+        """The face's area in its own axes (outlines compared by size: a tile found as two)."""
+        return self.width * self.height
+
 
 def face_frame(quad: Sequence[Sequence[float]]) -> FaceFrame:
     """The frame of an outline (corners top-left, top-right, bottom-right, bottom-left): the stages

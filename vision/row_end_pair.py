@@ -40,10 +40,6 @@ MAX_TRIES = 2
 PAIR_WARNING = "two tiles at the end of a row were found as one and cut apart, read {codes}"
 
 
-def _area(frame: FaceFrame) -> float:
-    return frame.width * frame.height
-
-
 def _nearest_along(frames: dict[int, FaceFrame], origin: np.ndarray, direction: np.ndarray, reach: float,
                    exclude: set[int]) -> int | None:
     """The upright tile nearest ``origin`` (a point) along ``direction`` (unit vector), at least half
@@ -82,11 +78,11 @@ def row_end_pairs(readings: list[TileReading]) -> list[tuple[int, list[Detection
             continue
         step = frames[last].centre - frames[step_back].centre
         length = float(np.hypot(*step))
-        size = (_area(frames[last]) + _area(frames[step_back])) / 2
+        size = (frames[last].area + frames[step_back].area) / 2
         offset = big.centre - frames[last].centre
         beyond = float(offset @ step) / (length * length)
         aside = abs(float(offset @ np.array([-step[1], step[0]]))) / length
-        if (_area(big) < AREA_RATIO * size or not END_REACH[0] <= beyond <= END_REACH[1]
+        if (big.area < AREA_RATIO * size or not END_REACH[0] <= beyond <= END_REACH[1]
                 or aside > LEVEL * frames[last].height):
             continue
         if _nearest_along(frames, big.centre, step / length, STEP_REACH, {i, last, step_back}) is not None:
@@ -95,7 +91,7 @@ def row_end_pairs(readings: list[TileReading]) -> list[tuple[int, list[Detection
         height = (frames[last].height + frames[step_back].height) / 2
         pair = [frame_rectangle(frames[last].centre + step * k, frames[last], width, height,
                                 readings[i].detection.score) for k in (1, 2)]
-        found.append((_area(big) / size, i, pair))
+        found.append((big.area / size, i, pair))
     return [(i, pair) for _, i, pair in sorted(found, key=lambda item: -item[0])]
 
 
