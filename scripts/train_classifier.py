@@ -56,6 +56,10 @@ def main(argv: list[str]) -> int:
                         help="share of the training views with one rectangle of the face covered, as "
                              "a finger, glare or a pasted square hides it "
                              f"(default {defaults.occlusion_share})")
+    parser.add_argument("--askew-box", type=float, default=defaults.askew_box_share,
+                        help="share of the training views showing the tile turned 15-50 degrees inside "
+                             "the axis-aligned box around it, as a box label frames a tile lying askew "
+                             f"(default {defaults.askew_box_share})")
     parser.add_argument("--varied-flower-numbers", action="store_true",
                         help="procedural flowers print their number in varied glyphs, sizes and places "
                              "(Chinese numerals among them), not one plain corner digit")
@@ -81,6 +85,7 @@ def main(argv: list[str]) -> int:
                          include_table_photos=not args.no_table_photos, synth_scenes=args.synth_scenes,
                          input_height=args.input_height, procedural_flower_share=share,
                          outline_turn_degrees=args.outline_turn, occlusion_share=args.occlude,
+                         askew_box_share=args.askew_box,
                          varied_flower_numbers=args.varied_flower_numbers,
                          exclude_crop_sets=() if all_sets else defaults.exclude_crop_sets)
     try:

@@ -17,12 +17,14 @@ from vision.dataset.manifest import read_manifest  # noqa: E402
 from vision.dataset.paths import shared_data_dir  # noqa: E402
 from vision.models.classifier import DEFAULT_INPUT_SIZE, InputSize, TileClassifier  # noqa: E402
 from vision.training.classifier_data import (  # noqa: E402
+    ASKEW_BOX_TURN,
     CLASS_INDEX,
     OCCLUSION_MAX_AREA,
     REAL_LABELS_MANIFEST,
     AugmentedCrops,
     Sample,
     art_samples,
+    askew_box,
     augment,
     occlude,
     procedural_back,
@@ -228,6 +230,37 @@ def test_outline_turns_cut_some_views_along_a_turned_window_and_are_off_by_defau
     first, second = np.random.default_rng(6), np.random.default_rng(6)
     for _ in range(5):
         assert np.array_equal(augment(crop, first), augment(crop, second, outline_turn_degrees=0.0))
+
+
+def test_askew_box_is_the_box_around_the_turned_tile() -> None:
+    """Unturned it is the tile itself; at 45 degrees a 30x40 tile's box is (30+40)/sqrt(2) square,
+    centred where the tile is, and the tile's corners touch its sides."""
+    tile = np.array([[10, 20], [40, 20], [40, 60], [10, 60]], np.float32)
+    assert np.allclose(askew_box(tile, 0.0), tile, atol=1e-4)
+    box = askew_box(tile, math.radians(45))
+    sides = np.linalg.norm(np.roll(box, -1, axis=0) - box, axis=1)
+    assert np.allclose(sides, 70 / math.sqrt(2), atol=1e-3)
+    assert np.allclose(box.mean(axis=0), tile.mean(axis=0), atol=1e-4)
+    # In the box's own frame the tile's corners lie on its sides: none outside, each on an edge.
+    axis_x, axis_y = (box[1] - box[0]) / sides[0], (box[3] - box[0]) / sides[3]
+    local = np.stack([(tile - box[0]) @ axis_x, (tile - box[0]) @ axis_y], axis=1)
+    assert local.min() > -1e-3 and local.max() < sides[0] + 1e-3
+    assert np.isclose(np.sort(local.ravel())[:2], 0, atol=1e-3).all()
+
+
+def test_askew_box_views_turn_the_tile_inside_its_box_and_are_off_by_default() -> None:
+    """A stored crop with one vertical stroke: every askew-box view tilts it by about the drawn
+    turn; with the share at 0 the views are the earlier recipes', draw for draw."""
+    crop = np.full((STORE.height, STORE.width, 3), 230, np.uint8)
+    crop[20:-20, STORE.width // 2 - 3:STORE.width // 2 + 3] = 20
+    rng = np.random.default_rng(9)
+    angles = [abs(_stroke_angle(augment(crop, rng, askew_box_share=1.0))) for _ in range(100)]
+    # Tilted (the view's aspect stretch and jitter move the measured angle a little off the drawn one).
+    assert np.mean([a > ASKEW_BOX_TURN[0] - 7 for a in angles]) > 0.85
+    assert max(angles) < ASKEW_BOX_TURN[1] + 15
+    first, second = np.random.default_rng(6), np.random.default_rng(6)
+    for _ in range(5):
+        assert np.array_equal(augment(crop, first), augment(crop, second, askew_box_share=0.0))
 
 
 def test_occlusion_covers_one_rectangle_of_bounded_size_and_is_off_by_default() -> None:

@@ -225,6 +225,9 @@ _BACKGROUNDS = ((60, 110, 50), (70, 140, 60), (90, 90, 90), (120, 150, 180), (40
 
 #: Share of views cut along a turned window when outline turns are on (``AugmentedCrops``).
 OUTLINE_TURN_SHARE = 0.5
+#: How far a tile lies askew inside its box in the askew-box views (degrees, either way; ``augment``):
+#: from plainly turned to the diagonal of the table photos' worst case.
+ASKEW_BOX_TURN = (15.0, 50.0)
 #: The largest share of a view one occluding patch covers (``occlude``): enough to hide a third of
 #: a face as a finger, glare or a pasted square does, not so much that the face is gone.
 OCCLUSION_MAX_AREA = 0.3
@@ -261,15 +264,33 @@ def occlude(view: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return out
 
 
+def askew_box(corners: np.ndarray, turn: float) -> np.ndarray:
+    """The axis-aligned box around the tile ``corners`` (4,2) once the tile is turned ``turn`` radians,
+    as corners in the tile's frame: warped to an upright view it shows the tile turned inside its
+    box, with the background in the box's corners, as a box label or a box-only detector frames a
+    tile lying askew (the table photos' 8f at 45 degrees)."""
+    centre = corners.mean(axis=0)
+    width = float(np.linalg.norm(corners[1] - corners[0]))
+    height = float(np.linalg.norm(corners[3] - corners[0]))
+    cos, sin = abs(np.cos(turn)), abs(np.sin(turn))
+    half = np.array([width * cos + height * sin, width * sin + height * cos], np.float32) / 2
+    box = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float32) * half
+    back = np.array([[np.cos(turn), np.sin(turn)], [-np.sin(turn), np.cos(turn)]], np.float32)
+    return (box @ back.T + centre).astype(np.float32)
+
+
 def augment(image: np.ndarray, rng: np.random.Generator, size: InputSize = DEFAULT_INPUT_SIZE,
-            outline_turn_degrees: float = 0.0, occlusion_share: float = 0.0) -> np.ndarray:
+            outline_turn_degrees: float = 0.0, occlusion_share: float = 0.0,
+            askew_box_share: float = 0.0) -> np.ndarray:
     """One random phone-photo-like view of a stored crop, between 1 and 2 times ``size`` (BGR uint8).
 
     ``outline_turn_degrees``: :data:`OUTLINE_TURN_SHARE` of the views are cut along a window turned
     up to that much about the crop's centre, as the runtime cuts a face along a detector outline
     that came out turned against the tile (20-45 degrees on the sideways and slanted tiles of the
     renders). ``occlusion_share``: that share of the views get one rectangle covered (:func:`occlude`).
-    0 for either draws nothing more from ``rng``, so earlier recipes' views are unchanged."""
+    ``askew_box_share``: that share of the views show the tile turned :data:`ASKEW_BOX_TURN` inside
+    the axis-aligned box around it (:func:`askew_box`), instead of a turned window.
+    0 for any of them draws nothing more from ``rng``, so earlier recipes' views are unchanged."""
     height, width = image.shape[:2]
     background = _BACKGROUNDS[int(rng.integers(len(_BACKGROUNDS)))]
     # Perspective + crop jitter: each corner moves independently; the box may be loose or tight.
@@ -278,7 +299,10 @@ def augment(image: np.ndarray, rng: np.random.Generator, size: InputSize = DEFAU
     jitter += rng.uniform(-0.04, 0.06) * np.array([[-width, -height], [width, -height],
                                                    [width, height], [-width, height]], np.float32)
     source = (corners + jitter).astype(np.float32)
-    if outline_turn_degrees > 0 and rng.random() < OUTLINE_TURN_SHARE:
+    if askew_box_share > 0 and rng.random() < askew_box_share:
+        turn = np.deg2rad(rng.uniform(*ASKEW_BOX_TURN)) * rng.choice((-1.0, 1.0))
+        source = (askew_box(corners, turn) + jitter).astype(np.float32)
+    elif outline_turn_degrees > 0 and rng.random() < OUTLINE_TURN_SHARE:
         turn = np.deg2rad(rng.uniform(-outline_turn_degrees, outline_turn_degrees))
         rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]], np.float32)
         centre = source.mean(axis=0)
@@ -335,11 +359,12 @@ class AugmentedCrops:
     def __init__(self, samples: list[Sample], seed: int, synth_share: float = SYNTH_SHARE,
                  size: InputSize = DEFAULT_INPUT_SIZE, procedural_flower_share: float = 0.0,
                  outline_turn_degrees: float = 0.0, occlusion_share: float = 0.0,
-                 varied_flower_numbers: bool = False) -> None:
+                 varied_flower_numbers: bool = False, askew_box_share: float = 0.0) -> None:
         self.samples = samples
         self.varied_flower_numbers = varied_flower_numbers
         self.outline_turn_degrees = outline_turn_degrees
         self.occlusion_share = occlusion_share
+        self.askew_box_share = askew_box_share
         self.size = size
         self.rng = np.random.default_rng(seed)
         self.by_class: dict[int, list[int]] = {}
@@ -361,7 +386,7 @@ class AugmentedCrops:
         views = []
         for label in labels:
             views.append(augment(self._source(int(label)), self.rng, self.size, self.outline_turn_degrees,
-                                 self.occlusion_share))
+                                 self.occlusion_share, self.askew_box_share))
         return preprocess_crops(views, size=self.size), labels.astype(np.int64)
 
     def _flower_picture(self) -> np.ndarray | None:

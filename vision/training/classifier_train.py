@@ -79,6 +79,10 @@ class TrainConfig:
     # Share of the views with one rectangle of the face covered (``classifier_data.occlude``): the
     # real photos hide parts of faces. Off by default; the shipped ensemble's co1 was trained at 0.3.
     occlusion_share: float = 0.0
+    # Share of the views showing the tile lying askew (15-50 degrees) inside the axis-aligned box
+    # around it (``classifier_data.askew_box``), as a box label or a box-only detection cuts such a
+    # tile: the table photos' worst errors. Off by default.
+    askew_box_share: float = 0.0
     # Procedural flowers print their number in varied glyphs, sizes and places, Chinese numerals
     # among them (``vision.synth.procedural.draw_flower_number``), not one plain corner digit. Off
     # by default, so the shipped members' recipes draw the same faces.
@@ -158,6 +162,7 @@ def train_classifier(config: TrainConfig, log: Callable[[str], None] = print,
                             procedural_flower_share=config.procedural_flower_share,
                             outline_turn_degrees=config.outline_turn_degrees,
                             occlusion_share=config.occlusion_share,
+                            askew_box_share=config.askew_box_share,
                             varied_flower_numbers=config.varied_flower_numbers)
     # Channels-last: about 1.3x faster per step on the 2-core CPU (0.23 s against 0.29 s, batch 128).
     model = TileNet(len(VISION_CODES)).to(memory_format=torch.channels_last)
