@@ -275,8 +275,13 @@ def askew_box(corners: np.ndarray, turn: float) -> np.ndarray:
     cos, sin = abs(np.cos(turn)), abs(np.sin(turn))
     half = np.array([width * cos + height * sin, width * sin + height * cos], np.float32) / 2
     box = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], np.float32) * half
-    back = np.array([[np.cos(turn), np.sin(turn)], [-np.sin(turn), np.cos(turn)]], np.float32)
-    return (box @ back.T + centre).astype(np.float32)
+    return turned_about(box, -turn, np.zeros(2, np.float32)) + centre
+
+
+def turned_about(points: np.ndarray, turn: float, centre: np.ndarray) -> np.ndarray:
+    """``points`` (n,2) turned ``turn`` radians about ``centre``, as float32 (the views' warp corners)."""
+    rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]], np.float32)
+    return ((points - centre) @ rotation.T + centre).astype(np.float32)
 
 
 def augment(image: np.ndarray, rng: np.random.Generator, size: InputSize = DEFAULT_INPUT_SIZE,
@@ -304,9 +309,7 @@ def augment(image: np.ndarray, rng: np.random.Generator, size: InputSize = DEFAU
         source = (askew_box(corners, turn) + jitter).astype(np.float32)
     elif outline_turn_degrees > 0 and rng.random() < OUTLINE_TURN_SHARE:
         turn = np.deg2rad(rng.uniform(-outline_turn_degrees, outline_turn_degrees))
-        rotation = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]], np.float32)
-        centre = source.mean(axis=0)
-        source = ((source - centre) @ rotation.T + centre).astype(np.float32)
+        source = turned_about(source, turn, source.mean(axis=0))
     if rng.random() < 0.5:  # upside down: the runtime cannot tell which way a sideways tile turns
         source = np.roll(source, 2, axis=0)
     out_h = int(rng.integers(size.height, 2 * size.height + 1))
