@@ -63,6 +63,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--varied-flower-numbers", action="store_true",
                         help="procedural flowers print their number in varied glyphs, sizes and places "
                              "(Chinese numerals among them), not one plain corner digit")
+    parser.add_argument("--set-photo-flowers", action="store_true",
+                        help="also train on the 48 flowers and seasons of six sets we labelled in the set "
+                             "photos (datasets/real-labels/set-photo-flowers.jsonl)")
     parser.add_argument("--flower-model", action="store_true",
                         help="train the flower model (flowers.onnx), on every crop set and, unless "
                              f"given, --procedural-flower-share {FLOWER_MODEL_SHARE}")
@@ -87,6 +90,7 @@ def main(argv: list[str]) -> int:
                          outline_turn_degrees=args.outline_turn, occlusion_share=args.occlude,
                          askew_box_share=args.askew_box,
                          varied_flower_numbers=args.varied_flower_numbers,
+                         set_photo_flowers=args.set_photo_flowers,
                          exclude_crop_sets=() if all_sets else defaults.exclude_crop_sets)
     try:
         size = config.input_size

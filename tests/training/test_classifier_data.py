@@ -6,6 +6,7 @@ import hashlib
 from collections import defaultdict
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
@@ -14,7 +15,12 @@ from vision.dataset.crops import VALIDATION_SETS, load_labelled_crops, set_id_fo
 from vision.dataset.manifest import TileLabel, read_manifest
 from vision.dataset.paths import shared_data_dir
 from vision.models.classifier import InputSize, crop_detection
-from vision.training.classifier_data import table_photo_detection
+from vision.training.classifier_data import (
+    SET_PHOTO_FLOWERS_MANIFEST,
+    load_sources,
+    set_photo_samples,
+    table_photo_detection,
+)
 from vision.training.classifier_labels import (
     MANIFEST_PATH,
     PhotoBoxes,
@@ -26,6 +32,7 @@ from vision.training.classifier_labels import (
     split_for_group,
 )
 from vision.training.classifier_pseudo import MANIFEST_PATH as PSEUDO_MANIFEST
+from vision.training.classifier_pseudo import thumbnails
 
 needs_crops = pytest.mark.skipif(not (shared_data_dir() / "crops-labelled").is_dir(),
                                  reason="shared labelled crops not available")
@@ -125,3 +132,35 @@ def test_pseudo_labels_are_reviewed_training_crops() -> None:
     labelled = [record for record in records if record.tiles[0].code != "unknown"]
     assert all(record.split == "train" and record.reviewed for record in labelled)
     assert all(not record.reviewed for record in records if record.tiles[0].code == "unknown")
+
+
+def test_set_photo_flowers_are_eight_distinct_flowers_per_reviewed_photo() -> None:
+    records = read_manifest(SET_PHOTO_FLOWERS_MANIFEST)
+    assert len(records) == 6 and len({record.set_id for record in records}) == 5
+    for record in records:
+        assert record.split == "train" and record.reviewed
+        assert sorted(tile.code for tile in record.tiles) == [f"{n}f" for n in range(1, 9)]
+        for tile in record.tiles:
+            x1, y1, x2, y2 = tile.box
+            assert 0 <= x1 < x2 <= record.width and 0 <= y1 < y2 <= record.height
+
+
+@pytest.mark.skipif(not (shared_data_dir() / "set-photos").is_dir(), reason="shared set photos not available")
+def test_set_photo_flowers_are_cut_upright_and_look_like_no_validation_crop() -> None:
+    """The set photos are not the labelled sets' photos; no cut may be a validation tile's twin
+    (the pseudo-labels' leak rule), or training on it would flatter the held-out figures."""
+    samples = set_photo_samples(SET_PHOTO_FLOWERS_MANIFEST, shared_data_dir(), InputSize(64, 48))
+    assert len(samples) == 48 and all(s.source == "set-photo" for s in samples)
+    assert all(s.image.shape == (128, 96, 3) and s.image.std() > 20 for s in samples)
+    validation = thumbnails([cv2.imread(str(c.path)) for c in load_labelled_crops("val")])
+    similarity = thumbnails([s.image for s in samples]) @ validation.T
+    assert similarity.max() < 0.92
+
+
+@needs_crops
+def test_set_photo_flowers_join_the_sources_only_when_asked() -> None:
+    size = InputSize(64, 48)
+    without = load_sources(size=size)
+    with_them = load_sources(size=size, set_photo_flowers=True)
+    assert not any(s.source == "set-photo" for s in without)
+    assert len(with_them) == len(without) + 48

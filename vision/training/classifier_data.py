@@ -8,6 +8,9 @@ Sources (all read from ``../shared/data`` or the project's own manifests, never 
 - real table-photo crops labelled by us (``datasets/real-labels/table-photos.jsonl``), train part;
 - real unlabelled crops our first model labelled confidently (``datasets/real-labels/crops-unlabelled.jsonl``,
   see ``vision.training.classifier_pseudo``);
+- optionally (``TrainConfig.set_photo_flowers``) the flowers and seasons of six more physical sets,
+  boxed and labelled by us in the set photos no crop was cut from
+  (``datasets/real-labels/set-photo-flowers.jsonl``): flower styles the crops lack;
 - procedurally drawn tile backs (plain coloured bodies, as on Taiwanese automatic tables), because
   the shared data holds a single piece of back art;
 - procedurally drawn flowers and seasons (``TrainConfig.procedural_flower_share`` of their draws):
@@ -33,6 +36,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+from PIL import Image
 
 from scoring.tiles import VISION_CODES
 from vision.dataset.crops import load_labelled_crops
@@ -52,6 +56,7 @@ from vision.types import Detection
 CLASS_INDEX = {code: index for index, code in enumerate(VISION_CODES)}
 REAL_LABELS_MANIFEST = REPO_ROOT / "datasets" / "real-labels" / "table-photos.jsonl"
 PSEUDO_LABELS_MANIFEST = REPO_ROOT / "datasets" / "real-labels" / "crops-unlabelled.jsonl"
+SET_PHOTO_FLOWERS_MANIFEST = REPO_ROOT / "datasets" / "real-labels" / "set-photo-flowers.jsonl"
 
 _FLUFFY_NAMES = {
     **{f"Man{r}": f"{r}m" for r in range(1, 10)}, **{f"Pin{r}": f"{r}p" for r in range(1, 10)},
@@ -85,8 +90,10 @@ def load_sources(
     real_labels: Path = REAL_LABELS_MANIFEST,
     exclude_sets: frozenset[str] = frozenset(),
     size: InputSize = DEFAULT_INPUT_SIZE,
+    set_photo_flowers: bool = False,
 ) -> list[Sample]:
-    """Every training source crop, stored for a model of input ``size`` (``exclude_sets`` left out)."""
+    """Every training source crop, stored for a model of input ``size`` (``exclude_sets`` left out;
+    the set photos' flowers only when asked, so earlier recipes keep their sources)."""
     data_dir = data_dir or shared_data_dir()
     samples = [Sample(_store(cv2.imread(str(crop.path)), size), CLASS_INDEX[crop.code], "real-crop")
                for crop in load_labelled_crops("train", data_dir) if crop.set_id not in exclude_sets]
@@ -95,6 +102,24 @@ def load_sources(
         samples += table_photo_samples(real_labels, "train", size)
     if include_table_photos and PSEUDO_LABELS_MANIFEST.is_file():
         samples += pseudo_labelled_samples(PSEUDO_LABELS_MANIFEST, data_dir, size)
+    if set_photo_flowers:
+        samples += set_photo_samples(SET_PHOTO_FLOWERS_MANIFEST, data_dir, size)
+    return samples
+
+
+def set_photo_samples(manifest: Path, data_dir: Path, size: InputSize = DEFAULT_INPUT_SIZE) -> list[Sample]:
+    """The boxed tiles of our set-photo labels, cut as the runtime cuts a box. Read with Pillow:
+    one photo is a GIF, which OpenCV cannot open."""
+    samples = []
+    for record in read_manifest(manifest):
+        path = image_path(record, manifest)
+        if not path.is_file():
+            path = data_dir / "set-photos" / "unlabelled-sets" / Path(record.image).name
+        image = cv2.cvtColor(np.asarray(Image.open(path).convert("RGB")), cv2.COLOR_RGB2BGR)
+        for tile in record.tiles:
+            if tile.code in CLASS_INDEX:
+                crop = crop_detection(image, Detection(box=tile.box, score=1.0))
+                samples.append(Sample(_store(crop, size), CLASS_INDEX[tile.code], "set-photo"))
     return samples
 
 
@@ -350,7 +375,7 @@ def augment(image: np.ndarray, rng: np.random.Generator, size: InputSize = DEFAU
 
 
 #: Sources whose flower crops lend their picture to procedural flowers (real tiles, not art).
-REAL_PICTURE_SOURCES = ("real-crop", "pseudo-crop", "table-photo")
+REAL_PICTURE_SOURCES = ("real-crop", "pseudo-crop", "table-photo", "set-photo")
 #: The picture part of a stored flower crop (left, top, right, bottom as fractions): below the
 #: name and number in the top third, inside the crop's margin.
 PICTURE_CROP = (0.08, 0.38, 0.92, 0.94)

@@ -87,6 +87,10 @@ class TrainConfig:
     # among them (``vision.synth.procedural.draw_flower_number``), not one plain corner digit. Off
     # by default, so the shipped members' recipes draw the same faces.
     varied_flower_numbers: bool = False
+    # Also train on the flowers and seasons we labelled in six set photos no crop was cut from
+    # (``datasets/real-labels/set-photo-flowers.jsonl``: 48 tiles, flower styles the crops lack).
+    # Off by default, so the shipped members' recipes keep their sources.
+    set_photo_flowers: bool = False
 
     @property
     def input_size(self) -> InputSize:
@@ -153,7 +157,8 @@ def train_classifier(config: TrainConfig, log: Callable[[str], None] = print,
     size = config.input_size
     if samples is None:
         samples = load_sources(include_table_photos=config.include_table_photos,
-                               exclude_sets=frozenset(config.exclude_crop_sets), size=size)
+                               exclude_sets=frozenset(config.exclude_crop_sets), size=size,
+                               set_photo_flowers=config.set_photo_flowers)
         if config.synth_scenes > 0:
             samples += synthetic_samples(config.synth_scenes, config.synth_seed, size)
             log(f"rendered {config.synth_scenes} training scenes {time.time() - start:.0f}s")
