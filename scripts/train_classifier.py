@@ -64,7 +64,7 @@ def main(argv: list[str]) -> int:
                         help="procedural flowers print their number in varied glyphs, sizes and places "
                              "(Chinese numerals among them), not one plain corner digit")
     parser.add_argument("--set-photo-flowers", action="store_true",
-                        help="also train on the 48 flowers and seasons of six sets we labelled in the set "
+                        help="also train on the 48 flowers and seasons of five sets we labelled in the set "
                              "photos (datasets/real-labels/set-photo-flowers.jsonl)")
     parser.add_argument("--flower-model", action="store_true",
                         help="train the flower model (flowers.onnx), on every crop set and, unless "

@@ -8,9 +8,9 @@ Sources (all read from ``../shared/data`` or the project's own manifests, never 
 - real table-photo crops labelled by us (``datasets/real-labels/table-photos.jsonl``), train part;
 - real unlabelled crops our first model labelled confidently (``datasets/real-labels/crops-unlabelled.jsonl``,
   see ``vision.training.classifier_pseudo``);
-- optionally (``TrainConfig.set_photo_flowers``) the flowers and seasons of six more physical sets,
-  boxed and labelled by us in the set photos no crop was cut from
-  (``datasets/real-labels/set-photo-flowers.jsonl``): flower styles the crops lack;
+- optionally (``TrainConfig.set_photo_flowers``) the flowers and seasons of five physical sets,
+  boxed and labelled by us in the shared set photos (``datasets/real-labels/set-photo-flowers.jsonl``;
+  ``datasets/DATA_CARD.md`` says which were already among the pseudo-labelled crops);
 - procedurally drawn tile backs (plain coloured bodies, as on Taiwanese automatic tables), because
   the shared data holds a single piece of back art;
 - procedurally drawn flowers and seasons (``TrainConfig.procedural_flower_share`` of their draws):

@@ -87,8 +87,8 @@ class TrainConfig:
     # among them (``vision.synth.procedural.draw_flower_number``), not one plain corner digit. Off
     # by default, so the shipped members' recipes draw the same faces.
     varied_flower_numbers: bool = False
-    # Also train on the flowers and seasons we labelled in six set photos no crop was cut from
-    # (``datasets/real-labels/set-photo-flowers.jsonl``: 48 tiles, flower styles the crops lack).
+    # Also train on the flowers and seasons we labelled in six set photos
+    # (``datasets/real-labels/set-photo-flowers.jsonl``: 48 tiles of five physical sets).
     # Off by default, so the shipped members' recipes keep their sources.
     set_photo_flowers: bool = False
 
