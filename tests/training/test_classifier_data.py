@@ -146,7 +146,7 @@ def test_set_photo_flowers_are_eight_distinct_flowers_per_reviewed_photo() -> No
 
 
 @pytest.mark.skipif(not (shared_data_dir() / "set-photos").is_dir(), reason="shared set photos not available")
-def test_set_photo_flowers_are_cut_upright_and_look_like_no_validation_crop() -> None:
+def test_set_photo_flowers_are_cut_from_the_photos_and_look_like_no_validation_crop() -> None:
     """The set photos are not the labelled sets' photos; no cut may be a validation tile's twin
     (the pseudo-labels' leak rule), or training on it would flatter the held-out figures."""
     samples = set_photo_samples(SET_PHOTO_FLOWERS_MANIFEST, shared_data_dir(), InputSize(64, 48))

@@ -36,12 +36,12 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from PIL import Image
 
 from scoring.tiles import VISION_CODES
 from vision.dataset.crops import load_labelled_crops
 from vision.dataset.manifest import TileLabel, image_path, read_manifest
 from vision.dataset.paths import REPO_ROOT, shared_data_dir
+from vision.imageio import load_image
 from vision.models.classifier import (
     BOX_MARGIN,
     DEFAULT_INPUT_SIZE,
@@ -108,14 +108,14 @@ def load_sources(
 
 
 def set_photo_samples(manifest: Path, data_dir: Path, size: InputSize = DEFAULT_INPUT_SIZE) -> list[Sample]:
-    """The boxed tiles of our set-photo labels, cut as the runtime cuts a box. Read with Pillow:
-    one photo is a GIF, which OpenCV cannot open."""
+    """The boxed tiles of our set-photo labels, cut as the runtime cuts a box. Loaded as the runtime
+    loads a photo (``vision.imageio.load_image``): one of them is a GIF, which OpenCV cannot open."""
     samples = []
     for record in read_manifest(manifest):
         path = image_path(record, manifest)
         if not path.is_file():
             path = data_dir / "set-photos" / "unlabelled-sets" / Path(record.image).name
-        image = cv2.cvtColor(np.asarray(Image.open(path).convert("RGB")), cv2.COLOR_RGB2BGR)
+        image = load_image(path)
         for tile in record.tiles:
             if tile.code in CLASS_INDEX:
                 crop = crop_detection(image, Detection(box=tile.box, score=1.0))
