@@ -66,6 +66,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--set-photo-flowers", action="store_true",
                         help="also train on the 48 flowers and seasons of five sets we labelled in the set "
                              "photos (datasets/real-labels/set-photo-flowers.jsonl)")
+    parser.add_argument("--crossed-flowers", type=float, default=defaults.crossed_flower_share,
+                        help="share of flower and season draws shown as a real tile of that face under the "
+                             "picture of another face's real tile, so only the name and number tell "
+                             f"(default {defaults.crossed_flower_share})")
     parser.add_argument("--flower-model", action="store_true",
                         help="train the flower model (flowers.onnx), on every crop set and, unless "
                              f"given, --procedural-flower-share {FLOWER_MODEL_SHARE}")
@@ -91,6 +95,7 @@ def main(argv: list[str]) -> int:
                          askew_box_share=args.askew_box,
                          varied_flower_numbers=args.varied_flower_numbers,
                          set_photo_flowers=args.set_photo_flowers,
+                         crossed_flower_share=args.crossed_flowers,
                          exclude_crop_sets=() if all_sets else defaults.exclude_crop_sets)
     try:
         size = config.input_size

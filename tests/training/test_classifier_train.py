@@ -20,12 +20,14 @@ from vision.training.classifier_data import (  # noqa: E402
     ASKEW_BOX_TURN,
     CLASS_INDEX,
     OCCLUSION_MAX_AREA,
+    PICTURE_CROP,
     REAL_LABELS_MANIFEST,
     AugmentedCrops,
     Sample,
     art_samples,
     askew_box,
     augment,
+    crossed_flower,
     occlude,
     procedural_back,
     store_size,
@@ -202,6 +204,44 @@ def test_varied_flower_numbers_change_the_drawn_flowers_only_when_asked() -> Non
     draws = [[stream._source(CLASS_INDEX["8f"]) for _ in range(6)] for stream in (plain, default, varied)]
     assert all(np.array_equal(a, b) for a, b in zip(draws[0], draws[1], strict=True))
     assert not all(np.array_equal(a, b) for a, b in zip(draws[0], draws[2], strict=True))
+
+
+def _flower_like(paper: int, ink: tuple[int, int, int], top_ink: tuple[int, int, int]) -> np.ndarray:
+    """A stored crop of plain ``paper`` with a block of ``top_ink`` where the name and number are
+    and a block of ``ink`` in the middle of the picture part."""
+    image = np.full((STORE.height, STORE.width, 3), paper, np.uint8)
+    image[STORE.height // 20:STORE.height // 4, STORE.width // 4:STORE.width * 3 // 4] = top_ink
+    image[STORE.height * 3 // 5:STORE.height * 4 // 5, STORE.width // 3:STORE.width * 2 // 3] = ink
+    return image
+
+
+def test_a_crossed_flower_keeps_its_name_and_takes_the_donors_picture_on_its_own_paper() -> None:
+    face = _flower_like(230, (0, 0, 200), (200, 0, 0))
+    donor = _flower_like(180, (0, 200, 0), (0, 200, 200))
+    crossed = crossed_flower(face, donor).astype(int)
+    top = int(PICTURE_CROP[1] * STORE.height)
+    assert np.array_equal(crossed[:top], face[:top])  # the name and number are the face's
+    middle = crossed[STORE.height * 13 // 20:STORE.height * 3 // 4, STORE.width * 2 // 5:STORE.width * 3 // 5]
+    assert np.abs(middle - (0, 200 * 230 / 180, 0)).max() < 3  # the donor's ink, on the face's paper scale
+    paper = crossed[top + 8:top + 12, STORE.width // 2]
+    assert np.abs(paper - 230).max() < 3  # no square of the donor's paper
+
+
+def test_crossed_flowers_take_upright_real_tiles_of_another_face_and_only_when_asked() -> None:
+    """Off by default; on, a winter keeps its own name under a spring's picture, and the askew
+    table-photo cuts (whose picture is not where the crop says) neither give nor take one."""
+    winter = _flower_like(230, (0, 0, 200), (200, 0, 0))
+    spring = _flower_like(230, (0, 200, 0), (0, 200, 200))
+    askew = _flower_like(230, (200, 200, 200), (90, 90, 90))
+    samples = [Sample(winter, CLASS_INDEX["8f"], "real-crop"), Sample(spring, CLASS_INDEX["5f"], "set-photo"),
+               Sample(askew, CLASS_INDEX["6f"], "table-photo")]
+    plain = AugmentedCrops(samples, seed=9)
+    assert all(np.array_equal(plain._source(CLASS_INDEX["8f"]), winter) for _ in range(20))
+    crossed = AugmentedCrops(samples, seed=9, crossed_flower_share=1.0)
+    draws = [crossed._source(CLASS_INDEX["8f"]) for _ in range(20)]
+    assert all(np.array_equal(draw, crossed_flower(winter, spring)) for draw in draws)
+    # A face with no upright tile of its own is drawn as before.
+    assert all(np.array_equal(crossed._source(CLASS_INDEX["6f"]), askew) for _ in range(10))
 
 
 def _stroke_angle(view: np.ndarray) -> float:

@@ -379,6 +379,44 @@ REAL_PICTURE_SOURCES = ("real-crop", "pseudo-crop", "table-photo", "set-photo")
 #: The picture part of a stored flower crop (left, top, right, bottom as fractions): below the
 #: name and number in the top third, inside the crop's margin.
 PICTURE_CROP = (0.08, 0.38, 0.92, 0.94)
+#: Sources whose flower crops show the tile upright and square to the crop, so that the picture
+#: part sits where :data:`PICTURE_CROP` says (the table-photo cuts lie askew in their boxes).
+UPRIGHT_FLOWER_SOURCES = ("real-crop", "pseudo-crop", "set-photo")
+
+
+def crossed_flower(face: np.ndarray, donor: np.ndarray) -> np.ndarray:
+    """``face`` with its picture part replaced by ``donor``'s (both stored upright flower crops).
+
+    The name and number stay ``face``'s, so the label does too: a view in which the picture
+    points at another face and only the printed name and number are right. Held-out sets paint
+    their pictures otherwise (set-297's 菊 3 looks like other sets' plum) and the flower model
+    reads them by the picture.
+    """
+    h, w = face.shape[:2]
+    left, top, right, bottom = PICTURE_CROP
+    x0, y0, x1, y1 = int(left * w), int(top * h), int(right * w), int(bottom * h)
+    dh, dw = donor.shape[:2]
+    picture = donor[int(top * dh):int(bottom * dh), int(left * dw):int(right * dw)]
+    picture = cv2.resize(picture, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA).astype(np.float32)
+    region = face[y0:y1, x0:x1].astype(np.float32)
+    # The donor's paper takes the face's colour (both pictures are mostly paper), and the patch
+    # fades in at its edges: a sharp-edged square of other paper would tell the model it is pasted.
+    picture *= _paper(region) / np.maximum(_paper(picture), 1)
+    alpha = np.outer(_edge_ramp(y1 - y0), _edge_ramp(x1 - x0))[:, :, None]
+    out = face.copy()
+    out[y0:y1, x0:x1] = np.clip(alpha * picture + (1 - alpha) * region, 0, 255).astype(np.uint8)
+    return out
+
+
+def _paper(region: np.ndarray) -> np.ndarray:
+    """The paper colour of a picture part: its median pixel (a tile face is mostly paper)."""
+    return np.median(region.reshape(-1, 3), axis=0)
+
+
+def _edge_ramp(length: int, share: float = 0.12) -> np.ndarray:
+    """Weights along one side of a pasted patch: 0 at its ends, rising to 1 over ``share`` of it."""
+    steps = np.arange(length)
+    return np.clip(np.minimum(steps, steps[::-1]) / (share * length), 0, 1)
 
 
 class AugmentedCrops:
@@ -387,8 +425,10 @@ class AugmentedCrops:
     def __init__(self, samples: list[Sample], seed: int, synth_share: float = SYNTH_SHARE,
                  size: InputSize = DEFAULT_INPUT_SIZE, procedural_flower_share: float = 0.0,
                  outline_turn_degrees: float = 0.0, occlusion_share: float = 0.0,
-                 varied_flower_numbers: bool = False, askew_box_share: float = 0.0) -> None:
+                 varied_flower_numbers: bool = False, askew_box_share: float = 0.0,
+                 crossed_flower_share: float = 0.0) -> None:
         self.samples = samples
+        self.crossed_flower_share = crossed_flower_share
         self.varied_flower_numbers = varied_flower_numbers
         self.outline_turn_degrees = outline_turn_degrees
         self.occlusion_share = occlusion_share
@@ -407,6 +447,10 @@ class AugmentedCrops:
         self.flower_labels = {CLASS_INDEX[code] for code in VISION_CODES if code.endswith("f")}
         self.real_flowers = [i for i, sample in enumerate(samples) if sample.label in self.flower_labels
                              and sample.source in REAL_PICTURE_SOURCES]
+        self.upright_flowers: dict[int, list[int]] = {}
+        for index, sample in enumerate(samples):
+            if sample.label in self.flower_labels and sample.source in UPRIGHT_FLOWER_SOURCES:
+                self.upright_flowers.setdefault(sample.label, []).append(index)
 
     def batch(self, size: int) -> tuple[np.ndarray, np.ndarray]:
         """``size`` augmented crops (preprocessed NCHW float32) and their labels."""
@@ -431,6 +475,16 @@ class AugmentedCrops:
         left, top, right, bottom = PICTURE_CROP
         return image[int(top * h):int(bottom * h), int(left * w):int(right * w)]
 
+    def _crossed_flower(self, label: int) -> np.ndarray | None:
+        """An upright real ``label`` flower under the picture of another face's (None: none to cross)."""
+        own = self.upright_flowers.get(label, [])
+        others = [i for other, indices in self.upright_flowers.items() if other != label for i in indices]
+        if not own or not others:
+            return None
+        face = self.samples[own[int(self.rng.integers(len(own)))]].image
+        donor = self.samples[others[int(self.rng.integers(len(others)))]].image
+        return crossed_flower(face, donor)
+
     def _source(self, label: int) -> np.ndarray:
         stored = self.by_class.get(label, [])
         synth = self.synth_by_class.get(label, [])
@@ -442,6 +496,11 @@ class AugmentedCrops:
             face = random_face(VISION_CODES[label], self.rng, self._flower_picture(),
                                varied_numbers=self.varied_flower_numbers)
             return _store(face, self.size)
+        if label in self.flower_labels and self.crossed_flower_share > 0 \
+                and self.rng.random() < self.crossed_flower_share:
+            crossed = self._crossed_flower(label)
+            if crossed is not None:
+                return crossed
         if synth and (not stored or self.rng.random() < self.synth_share):
             return self.samples[synth[int(self.rng.integers(len(synth)))]].image
         # Real photos first: art is a minority so the model learns real sets, not clean drawings.

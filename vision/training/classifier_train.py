@@ -91,6 +91,10 @@ class TrainConfig:
     # (``datasets/real-labels/set-photo-flowers.jsonl``: 48 tiles of five physical sets).
     # Off by default, so the shipped members' recipes keep their sources.
     set_photo_flowers: bool = False
+    # Share of a flower's or season's draws shown as an upright real tile of that face under the
+    # picture of another face's real tile (``classifier_data.crossed_flower``): only the printed
+    # name and number say which it is. Off by default, so the shipped members' recipes are unchanged.
+    crossed_flower_share: float = 0.0
 
     @property
     def input_size(self) -> InputSize:
@@ -168,7 +172,8 @@ def train_classifier(config: TrainConfig, log: Callable[[str], None] = print,
                             outline_turn_degrees=config.outline_turn_degrees,
                             occlusion_share=config.occlusion_share,
                             askew_box_share=config.askew_box_share,
-                            varied_flower_numbers=config.varied_flower_numbers)
+                            varied_flower_numbers=config.varied_flower_numbers,
+                            crossed_flower_share=config.crossed_flower_share)
     # Channels-last: about 1.3x faster per step on the 2-core CPU (0.23 s against 0.29 s, batch 128).
     model = TileNet(len(VISION_CODES)).to(memory_format=torch.channels_last)
     optimiser = torch.optim.AdamW(
