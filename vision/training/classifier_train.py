@@ -93,7 +93,8 @@ class TrainConfig:
     set_photo_flowers: bool = False
     # Share of a flower's or season's draws shown as an upright real tile of that face under the
     # picture of another face's real tile (``classifier_data.crossed_flower``): only the printed
-    # name and number say which it is. Off by default, so the shipped members' recipes are unchanged.
+    # name and number say which it is. Off by default: fx1 (fs1's recipe at 0.5) read every held-out
+    # flower set worse (models/MODEL_CARD.md, "Flowers under another face's picture").
     crossed_flower_share: float = 0.0
 
     @property
