@@ -61,6 +61,10 @@ ROW_STEP = 2.2
 HAND_SPAN = 14.0
 #: A run of at least this many face-up tiles away from the hand means a second hand.
 LONG_RUN = 8
+#: Rows of three or more tiles this many tile heights apart across the concealed row are separate rows ...
+LINE_GAP = 0.5
+#: ... and a "hand" with this many such rows one behind another is a grid of tiles (:func:`_stacked_rows`).
+GRID_LINES = 5
 #: Probability mass on flower codes above which a tile is taken for a flower when grouping.
 FLOWER_MASS = 0.5
 #: How far along a row of sets (tile widths, centre to the nearest end tile's centre) a tile lying in
@@ -478,6 +482,27 @@ def _near_end(run: list[_Tile], row: list[_Tile], frame: _Frame, reach: float = 
     """Whether ``run`` lies along ``row`` within ``reach`` tile widths of one of its ends."""
     ends = (frame.along(row[0]), frame.along(row[-1]))
     return min(abs(frame.along(t) - end) for t in run for end in ends) <= reach
+
+
+def _stacked_rows(frame: _Frame, concealed: list[_Tile], near: list[list[_Tile]]) -> int:
+    """The most rows of three or more tiles (the concealed row among them) lying one behind another
+    over a common stretch of the row.
+
+    A hand lays its sets in one or two rows in front of the standing row, its flowers perhaps in
+    another; a whole tile set laid out for a photo (a shop's picture, a set being checked) is a grid
+    of such rows, which the layout would otherwise read as a hand of kongs. Rows side by side along
+    the table (a row of sets beside the flowers) are not stacked, whatever the row direction."""
+    rows = [(frame.position(run[len(run) // 2], signed=True)[1],
+             min(frame.along(t) for t in run) - 0.5, max(frame.along(t) for t in run) + 0.5)
+            for run in near if len(run) >= 3]
+    if len(concealed) >= 3:
+        rows.append((0.0, frame.start / frame.width - 0.5, frame.end / frame.width + 0.5))
+    most = 0
+    for _, low, high in rows:
+        probe = (low + high) / 2
+        levels = np.sort([level for level, start, end in rows if start <= probe <= end])
+        most = max(most, 1 + int(np.sum(np.diff(levels) > LINE_GAP)))
+    return most
 
 
 def _row_like(run: list[_Tile]) -> bool:
@@ -908,6 +933,11 @@ def _layout_for(readings: list[TileReading], runs: list[list[_Tile]], row: list[
     if long_runs and _plain(concealed) >= LONG_RUN:
         raise InputError(f"the photo seems to show two hands (rows of {_plain(concealed)} and "
                          f"{_plain(long_runs[0])} standing tiles); photograph one hand at a time")
+    stacked = _stacked_rows(frame, concealed, near)
+    if stacked >= GRID_LINES:
+        raise InputError(f"the photo seems to show tiles laid out in a grid ({stacked} rows of three or "
+                         "more, one behind another), not one hand; photograph one player's hand as laid "
+                         "down at the table")
     winning, source = _winning_tile(concealed, frame, near, warnings)
     standing = sum(1 for t in concealed if not t.flower or t.flower_p < SURE_FLOWER)
     rival = _lying_beside(frame, near) if source is None and winning is not None and winning.rotated else None

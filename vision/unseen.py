@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 #: Log prior of each code for the unseen tile: uniform over the 34 set tiles (the photo shows nothing).
 UNSEEN_LOG_PRIOR = math.log(1.0 / len(SET_TILE_CODES))
+#: The most sets a hand lays down: five sets and the pair make its 17 tiles.
+MOST_SETS = 5
 
 
 class TileCountError(InputError):
@@ -61,6 +63,10 @@ def unseen_tiles(standing: int, expected: int, infer: bool = True) -> int:
     elif short == -1:
         hint = "; is a tile from outside the hand (a discard, the wall) in the row?"
     sets = (17 - expected) // 3
+    if sets > MOST_SETS:
+        raise TileCountError(f"not a hand: {sets} sets found laid on the table, and a hand holds at most "
+                             f"{MOST_SETS}; is the photo of a whole tile set laid out, or of more than "
+                             "one hand?", surplus=-short)
     raise TileCountError(f"not a winning hand: {standing} standing tiles with {sets} set(s) on the table; "
                      f"a complete hand has {expected} (17 with no sets laid down, 3 fewer per set){hint}",
                      surplus=-short)

@@ -361,6 +361,51 @@ def test_two_hands_in_one_photo_is_an_input_error():
         layout_tiles(scene.readings())
 
 
+def _suit_in_a_grid(column_gap: float, row_gap: float, ranks: range = range(1, 10),
+                    first_column: int = 4) -> Scene:
+    """Bamboos four of each (``first_column`` of the first), a column per face, as a shop
+    photographs a set."""
+    scene = Scene()
+    for column, rank in enumerate(ranks):
+        for row in range(first_column if column == 0 else 4):
+            scene.tiles.append(SceneTile(f"{rank}s", column * (SHORT + column_gap), row * (LONG + row_gap)))
+    return scene
+
+
+@pytest.mark.parametrize("angle", [0, 90, 200])
+def test_a_suit_laid_out_in_columns_is_not_read_as_a_hand(angle):
+    """Columns further apart than the tiles in them are runs of four across the row. Two 1s and
+    columns of 2s-6s count as a hand of five kongs and a pair; the shared set photo bams2.jpg read
+    so, 70 tai, until the layout counted the rows."""
+    scene = _suit_in_a_grid(column_gap=0.45 * SHORT, row_gap=2.0, ranks=range(1, 7), first_column=2)
+    with pytest.raises(InputError, match="grid"):
+        layout_tiles(scene.readings(angle_degrees=angle, jitter=1.0))
+    with pytest.raises(InputError, match="grid"):
+        read_readings(scene.readings(angle_degrees=angle, jitter=1.0), rules="taiwan", infer_unseen=True)
+
+
+def test_a_whole_suit_laid_out_in_rows_has_more_sets_than_a_hand():
+    scene = _suit_in_a_grid(column_gap=2.0, row_gap=0.3 * LONG)
+    with pytest.raises(InputError, match="a hand holds at most 5"):
+        read_readings(scene.readings(jitter=1.0), rules="taiwan", infer_unseen=True)
+
+
+def test_sets_in_two_rows_in_front_and_the_flowers_beyond_them_are_still_a_hand():
+    melds = [("pung", ["5z"] * 3, False), ("chow", ["3p", "4p", "5p"], False), ("pung", ["7s"] * 3, False),
+             ("pung", ["9m"] * 3, False)]
+    scene = lay_out(["1m", "2m", "3m", "2z", "2z"], melds, ["1f", "2f", "3f"], "3m")
+    tiles = scene.tiles
+    # The last two sets laid in a second row behind the first, the flowers in a third.
+    for tile in tiles:
+        if tile.role == "meld" and tile.code in ("7s", "9m"):
+            tile.v += LONG + 6.0
+            tile.u -= 5 * (SHORT + 2.0)
+        if tile.role == "flower":
+            tile.v += 2 * (LONG + 6.0)
+    layout = layout_tiles(scene.readings(jitter=1.0))
+    assert sorted(len(g.tile_indices) for g in layout.groups if g.role is GroupRole.MELD) == [3, 3, 3, 3]
+
+
 def test_no_tiles_is_an_input_error():
     with pytest.raises(InputError, match="no tiles"):
         layout_tiles([])
