@@ -38,6 +38,8 @@ from vision.confidence import (
     build_report,
     choose_unseen_tile,
     choose_winning_tile,
+    implausible_groups,
+    implausible_note,
     score_reading,
     tile_alternatives,
 )
@@ -549,6 +551,7 @@ def _read_hand(readings: list[TileReading], image: str, rules: Any, table: Any, 
                                  kong_alternatives=scored.kong_alternatives, winning_tile=named.winning_tile)
     result.timings["score"] = time.perf_counter() - started - result.timings["decode"]
     result.warnings = [*decoded.warnings, *named_warnings, *scored.warnings]
+    implausible = implausible_groups(decoded.best)
     if not result.report.score_stable:
         totals = sorted({a.total for a in result.report.alternatives
                          if a.total is not None and a.total != scored.report.total})
@@ -563,10 +566,11 @@ def _read_hand(readings: list[TileReading], image: str, rules: Any, table: Any, 
         elif decoded.unseen is not None:
             result.warnings.append("the score is not certain: a tile of the hand is not in the photo, so "
                                    "a flower may be hidden too")
-        else:
+        elif not implausible:
             result.warnings.append(f"the score is not certain: this reading holds only "
                                    f"{result.report.hand_confidence:.0%} of the plausible ones, and the "
                                    "many others, each unlikely, were not all scored")
+    result.warnings.extend(f"the score is not certain: {implausible_note(group)}" for group in implausible)
     return result
 
 

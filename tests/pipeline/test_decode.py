@@ -182,6 +182,20 @@ def test_a_sure_reading_with_the_kong_face_shown_stays_stable():
     assert not any("score is not certain" in w for w in result.warnings)
 
 
+def test_a_set_read_against_the_classifier_makes_the_score_unsure():
+    """The pung's three tiles each look like something else (1s, 7s, 4m: no set), so the only legal
+    reading is the 5z the classifier gives 12% each: right here, but the same forcing reads a TV
+    remote's buttons beside a hand as a pung. The total is shown, not called sure."""
+    scene = lay_out(CONCEALED, MELDS, [], "3m", kong_backs="outer")
+    pung = [k for k, tile in enumerate(scene.tiles) if tile.code == "5z"]
+    misread = dict(zip(pung, [("1s", 0.85), ("7s", 0.85), ("4m", 0.85)], strict=True))
+    result = read_readings(scene.readings(angle_degrees=20, confidence=0.97, misread=misread), rules="taiwan")
+    assert same_hand(result.hand, TRUTH | {"flowers": []})
+    assert not result.report.score_stable
+    assert any("pung 5z 5z 5z is read against the classifier" in w for w in result.warnings)
+    assert any("read against the classifier" in n for n in result.report.notes)
+
+
 def test_tiles_left_out_among_the_sets_make_the_score_unsure():
     """Two backs beside a complete hand are taken for a piece of wall; the hand may still be missing a set."""
     scene = lay_out(CONCEALED, MELDS, [], "3m")
