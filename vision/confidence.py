@@ -82,6 +82,7 @@ def implausible_groups(reading: LegalReading) -> list[DecodedGroup]:
 
 
 def implausible_note(group: DecodedGroup) -> str:
+    """What the report and the warnings say of such a group: which tiles to check, and how unlikely."""
     return (f"the {group.kind or group.role.value} {' '.join(group.codes)} is read against the classifier "
             f"({group.probability:.1%} as a whole): check those tiles")
 

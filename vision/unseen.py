@@ -52,6 +52,11 @@ def unseen_tiles(standing: int, expected: int, infer: bool = True) -> int:
     short = expected - standing
     if short == 0 or (short == 1 and infer):
         return short
+    sets = (17 - expected) // 3
+    if sets > MOST_SETS:
+        raise TileCountError(f"not a hand: {sets} sets found laid on the table, and a hand holds at most "
+                             f"{MOST_SETS}; is the photo of a whole tile set laid out, or of more than "
+                             "one hand?", surplus=-short)
     hint = ""
     if short == 1:
         hint = "; is a tile hidden or outside the picture?"
@@ -62,11 +67,6 @@ def unseen_tiles(standing: int, expected: int, infer: bool = True) -> int:
         hint += "; sets laid behind a standing row are often hidden by it: take the photo from higher up"
     elif short == -1:
         hint = "; is a tile from outside the hand (a discard, the wall) in the row?"
-    sets = (17 - expected) // 3
-    if sets > MOST_SETS:
-        raise TileCountError(f"not a hand: {sets} sets found laid on the table, and a hand holds at most "
-                             f"{MOST_SETS}; is the photo of a whole tile set laid out, or of more than "
-                             "one hand?", surplus=-short)
     raise TileCountError(f"not a winning hand: {standing} standing tiles with {sets} set(s) on the table; "
                      f"a complete hand has {expected} (17 with no sets laid down, 3 fewer per set){hint}",
                      surplus=-short)

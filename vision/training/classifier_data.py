@@ -384,6 +384,13 @@ PICTURE_CROP = (0.08, 0.38, 0.92, 0.94)
 UPRIGHT_FLOWER_SOURCES = ("real-crop", "pseudo-crop", "set-photo")
 
 
+def picture_part(image: np.ndarray) -> np.ndarray:
+    """The :data:`PICTURE_CROP` part of a stored flower crop (a view, not a copy)."""
+    h, w = image.shape[:2]
+    left, top, right, bottom = PICTURE_CROP
+    return image[int(top * h):int(bottom * h), int(left * w):int(right * w)]
+
+
 def crossed_flower(face: np.ndarray, donor: np.ndarray) -> np.ndarray:
     """``face`` with its picture part replaced by ``donor``'s (both stored upright flower crops).
 
@@ -395,9 +402,8 @@ def crossed_flower(face: np.ndarray, donor: np.ndarray) -> np.ndarray:
     h, w = face.shape[:2]
     left, top, right, bottom = PICTURE_CROP
     x0, y0, x1, y1 = int(left * w), int(top * h), int(right * w), int(bottom * h)
-    dh, dw = donor.shape[:2]
-    picture = donor[int(top * dh):int(bottom * dh), int(left * dw):int(right * dw)]
-    picture = cv2.resize(picture, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA).astype(np.float32)
+    picture = cv2.resize(picture_part(donor), (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA)
+    picture = picture.astype(np.float32)
     region = face[y0:y1, x0:x1].astype(np.float32)
     # The donor's paper takes the face's colour (both pictures are mostly paper), and the patch
     # fades in at its edges: a sharp-edged square of other paper would tell the model it is pasted.
@@ -470,10 +476,8 @@ class AugmentedCrops:
         """
         if not self.real_flowers:
             return None
-        image = self.samples[self.real_flowers[int(self.rng.integers(len(self.real_flowers)))]].image
-        h, w = image.shape[:2]
-        left, top, right, bottom = PICTURE_CROP
-        return image[int(top * h):int(bottom * h), int(left * w):int(right * w)]
+        chosen = self.real_flowers[int(self.rng.integers(len(self.real_flowers)))]
+        return picture_part(self.samples[chosen].image)
 
     def _crossed_flower(self, label: int) -> np.ndarray | None:
         """An upright real ``label`` flower under the picture of another face's (None: none to cross)."""
