@@ -59,6 +59,15 @@ FIRST_STEP = 2.8
 ROW_STEP = 2.2
 #: ... and at most this many tile widths beyond its ends (along it).
 HAND_SPAN = 14.0
+#: Runs of three or more whose tiles all look smaller than this share of the concealed row's lie
+#: far beyond it on the table (sets in front of the row are nearer the camera and look larger):
+#: another player's sets, the far wall. A real photo's far pung of 3s, tiles a third of the row's
+#: width, completed a hand one set short (table photo 420479065_..._8997936954384187486, scored 13
+#: tai); at 0.6, a far render's set was left out of its hand.
+FAR_TILE_SCALE = 0.45
+#: ... when they lie more than this many tile heights across the row (a set close behind a standing
+#: row shows only slivers of its tiles, as small: render 950006).
+FAR_SET_ACROSS = 1.5
 #: A run of at least this many face-up tiles away from the hand means a second hand.
 LONG_RUN = 8
 #: Rows of three or more tiles this many tile heights apart across the concealed row are separate rows ...
@@ -425,7 +434,11 @@ def _hand_runs(frame: _Frame, runs: list[list[_Tile]]) -> list[list[_Tile]]:
     placed = []
     for run in runs:
         beyond, across = frame.position(run[len(run) // 2], signed=True)
-        if beyond <= HAND_SPAN and abs(across) <= HAND_REACH:
+        # A set far off: all its tiles small (one hidden in part is small too, its neighbours are not;
+        # a set close behind a standing row shows only slivers, small too, but lies close).
+        far_off = (len(run) >= 3 and abs(across) > FAR_SET_ACROSS
+                   and max(t.width for t in run) < FAR_TILE_SCALE * frame.width)
+        if beyond <= HAND_SPAN and abs(across) <= HAND_REACH and not far_off:
             placed.append((across, run))
     taken: list[tuple[float, list[_Tile]]] = []
     for side in (1.0, -1.0):
@@ -858,6 +871,10 @@ def _fit_count(groups: list[TileGroup], standing: int, tiles: dict[int, _Tile],
     return kept, [i for g in dropped for i in g.tile_indices]
 
 
+class FaceDownRowError(InputError):
+    """The row taken for the concealed one is mostly backs: a Ting hand, or a wall taken for the row."""
+
+
 def layout_tiles(readings: list[TileReading]) -> Layout:
     """Arrange readings into the hand's groups; see the module docstring for the table conventions.
 
@@ -885,12 +902,24 @@ def layout_candidates(readings: list[TileReading], limit: int = 3,
     if sum(t.face_down for t in tiles) * 2 > len(tiles) and not any(_plain(r) >= 2 for r in runs):
         raise InputError("the concealed tiles are face-down (Ting?); turn them face up to read the hand")
     rows = _choose_concealed(runs)
-    layouts = [_layout_for(readings, runs, rows[0], complete_kongs)]
-    for row in rows[1:limit]:
+    layouts: list[Layout] = []
+    first_error: InputError | None = None
+    for row in rows:
+        if len(layouts) == limit:
+            break
         try:
             layouts.append(_layout_for(readings, runs, row, complete_kongs))
+        except FaceDownRowError as error:
+            # A row of backs (a wall that the tile count fitted better than the hand's row) gives
+            # way to the next row; if no row reads, the likeliest row's reason is the one given.
+            first_error = first_error or error
         except InputError:
-            continue  # an unlikely reading of the rows that makes no sense; the first one stands
+            if not layouts and first_error is None:
+                raise  # the likeliest row's reason (two hands, a grid) stands
+            # an unlikely reading of the rows that makes no sense; the first one stands
+    if not layouts:
+        assert first_error is not None
+        raise first_error
     return layouts
 
 
@@ -982,7 +1011,8 @@ def _layout_for(readings: list[TileReading], runs: list[list[_Tile]], row: list[
         concealed_indices.append(winning_index)
     face_down = [i for i in concealed_indices if readings[i].detection.face_down]
     if face_down and len(face_down) * 2 > len(concealed_indices):
-        raise InputError("the concealed tiles are face-down (Ting?); turn them face up to read the hand")
+        raise FaceDownRowError("the concealed tiles are face-down (Ting?); turn them face up to read the "
+                               "hand")
     groups.insert(0, TileGroup(GroupRole.CONCEALED, tuple(concealed_indices)))
     ignored_tiles = [t.index for r in far for t in r]
     if ignored_tiles:

@@ -390,6 +390,30 @@ def test_a_whole_suit_laid_out_in_rows_has_more_sets_than_a_hand():
         read_readings(scene.readings(jitter=1.0), rules="taiwan", infer_unseen=True)
 
 
+def _shrunk(reading: TileReading, scale: float) -> TileReading:
+    """``reading`` with its outline scaled about its centre: a tile that far off on the table."""
+    detection = reading.detection
+    cx, cy = detection.center
+    quad = tuple((cx + (x - cx) * scale, cy + (y - cy) * scale) for x, y in detection.quad)
+    xs, ys = [p[0] for p in quad], [p[1] for p in quad]
+    return TileReading(replace(detection, quad=quad, box=(min(xs), min(ys), max(xs), max(ys))),
+                       reading.candidates)
+
+
+def test_a_set_far_off_on_the_table_does_not_complete_a_hand_one_set_short():
+    """A pung of tiles a third the row's size lies at the far wall (another player's): a hand with
+    one set missing from the photo stays a set short instead of taking it (a real table photo
+    scored 13 tai so)."""
+    scene = lay_out(CONCEALED, [("pung", ["5z", "5z", "5z"], False)], [], "3m")
+    far = len(scene.tiles)
+    scene.tiles += [SceneTile("3s", k * SHORT * 0.4, -2.6 * LONG) for k in range(3)]
+    readings = scene.readings(jitter=0.5)
+    readings = readings[:far] + [_shrunk(r, 0.35) for r in readings[far:]]
+    layout = layout_tiles(readings)
+    assert _roles(layout, scene)["meld"] == [["5z", "5z", "5z"]]
+    assert set(range(far, far + 3)) <= set(layout.ignored)
+
+
 def test_sets_in_two_rows_in_front_and_the_flowers_beyond_them_are_still_a_hand():
     melds = [("pung", ["5z"] * 3, False), ("chow", ["3p", "4p", "5p"], False), ("pung", ["7s"] * 3, False),
              ("pung", ["9m"] * 3, False)]

@@ -19,6 +19,7 @@ import pytest
 
 from vision.cli import main
 from vision.dataset.manifest import read_manifest
+from vision.dataset.paths import shared_data_dir
 from vision.evaluation.hands import match_labels, resolve_image
 from vision.models import models_dir
 
@@ -178,3 +179,18 @@ def test_concealed_kong_sample_is_read_as_a_last_resort(pipeline):
     without_flowers = {**result.hand, "flowers": truth["flowers"]}
     assert same_hand(without_flowers, truth, hide_concealed_faces=True)
     assert len(set(result.hand["flowers"]) & set(truth["flowers"])) >= 3
+
+
+FAR_SET_PHOTO = shared_data_dir() / "table-photos" / "images" / (
+    "420479065_300702423003423_8997936954384187486_n_jpg.rf.daa99ac833da19624c412b77e7f1a103.jpg")
+
+
+@pytest.mark.skipif(not FAR_SET_PHOTO.is_file(), reason="shared table photos not available")
+def test_a_real_hand_a_set_short_is_told_so_not_completed_from_the_far_wall(pipeline):
+    """A real hand (eight standing tiles, a pung and a pung of East, a flower) whose third set is not
+    in the photo. A pung of 3s at the far wall, tiles a third the row's size, once completed it
+    (13 tai); left out, the likeliest row was a wall of backs and the photo failed as "face-down"."""
+    from scoring.errors import InputError
+
+    with pytest.raises(InputError, match="8 standing tiles with 2 set"):
+        pipeline.read_photo(FAR_SET_PHOTO)
