@@ -904,15 +904,18 @@ def layout_candidates(readings: list[TileReading], limit: int = 3,
     rows = _choose_concealed(runs)
     layouts: list[Layout] = []
     first_error: InputError | None = None
+    considered = limit  # rows looked at: the ``limit`` likeliest, and one more per row of backs
     for row in rows:
-        if len(layouts) == limit:
+        if len(layouts) == limit or considered == 0:
             break
+        considered -= 1
         try:
             layouts.append(_layout_for(readings, runs, row, complete_kongs))
         except FaceDownRowError as error:
             # A row of backs (a wall that the tile count fitted better than the hand's row) gives
             # way to the next row; if no row reads, the likeliest row's reason is the one given.
             first_error = first_error or error
+            considered += 1
         except InputError:
             if not layouts and first_error is None:
                 raise  # the likeliest row's reason (two hands, a grid) stands
