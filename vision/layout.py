@@ -906,7 +906,7 @@ def layout_candidates(readings: list[TileReading], limit: int = 3,
     first_error: InputError | None = None
     considered = limit  # rows looked at: the ``limit`` likeliest, and one more per row of backs
     for row in rows:
-        if len(layouts) == limit or considered == 0:
+        if considered == 0:  # also when ``limit`` layouts are made: each took one look
             break
         considered -= 1
         try:

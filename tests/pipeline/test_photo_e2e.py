@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 import pytest
 
+from scoring.errors import InputError
 from vision.cli import main
 from vision.dataset.manifest import read_manifest
 from vision.dataset.paths import shared_data_dir
@@ -190,7 +191,5 @@ def test_a_real_hand_a_set_short_is_told_so_not_completed_from_the_far_wall(pipe
     """A real hand (eight standing tiles, a pung and a pung of East, a flower) whose third set is not
     in the photo. A pung of 3s at the far wall, tiles a third the row's size, once completed it
     (13 tai); left out, the likeliest row was a wall of backs and the photo failed as "face-down"."""
-    from scoring.errors import InputError
-
     with pytest.raises(InputError, match="8 standing tiles with 2 set"):
         pipeline.read_photo(FAR_SET_PHOTO)
