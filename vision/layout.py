@@ -74,6 +74,11 @@ LONG_RUN = 8
 LINE_GAP = 0.5
 #: ... and a "hand" with this many such rows one behind another is a grid of tiles (:func:`_stacked_rows`).
 GRID_LINES = 5
+#: A lone sideways tile at most this many tile heights across the concealed row may be its winning
+#: tile laid beside it; farther, it is a discard, and the rows of sets do not reach on past it (a real
+#: photo's discard lying 2.7 heights off a pair let a chow among the discards complete a hand a set
+#: short: table photo 421037392_..._3606502953821611535, scored 16 tai at 69%).
+BESIDE_ROW = 2.5
 #: Probability mass on flower codes above which a tile is taken for a flower when grouping.
 FLOWER_MASS = 0.5
 #: How far along a row of sets (tile widths, centre to the nearest end tile's centre) a tile lying in
@@ -449,7 +454,7 @@ def _hand_runs(frame: _Frame, runs: list[list[_Tile]]) -> list[list[_Tile]]:
             if not reach and abs(across) > ROW_STEP and all(t.back for t in run):
                 continue  # the wall behind a rack lies there; sets that far must show faces
             taken.append((across, run))
-            if _row_like(run) or (len(run) == 1 and run[0].rotated):
+            if _row_like(run) or (len(run) == 1 and run[0].rotated and abs(across) <= BESIDE_ROW):
                 reach = abs(across)
     rows = [(a, run) for a, run in taken if _row_like(run)]
     keep = [run for _, run in rows]
@@ -462,7 +467,7 @@ def _hand_runs(frame: _Frame, runs: list[list[_Tile]]) -> list[list[_Tile]]:
         if len(run) != 1:
             continue  # a set (kept above), or two discards touching
         tile = run[0]
-        if tile.rotated and abs(across) <= 2.5:
+        if tile.rotated and abs(across) <= BESIDE_ROW:
             keep.append(run)  # the winning tile lying beside a standing row
             continue
         # In line with the concealed row or a row of sets, and close to its end (not far along it).
@@ -669,13 +674,14 @@ def _winning_tile(concealed: list[_Tile], frame: _Frame, others: list[list[_Tile
 
 
 def _lying_beside(frame: _Frame, others: list[list[_Tile]]) -> list[_Tile] | None:
-    """The lone sideways tile lying closest beside the concealed row (within its length and 2.5
-    tile heights of it), as its run: the winning tile pushed out in front; None if there is none."""
+    """The lone sideways tile lying closest beside the concealed row (within its length and
+    BESIDE_ROW tile heights of it), as its run: the winning tile pushed out in front; None if there
+    is none."""
     lying = []
     for run in others:
         if len(run) == 1 and run[0].plain and run[0].rotated:
             beyond, across = frame.position(run[0])
-            if beyond <= 1.0 and across <= 2.5:
+            if beyond <= 1.0 and across <= BESIDE_ROW:
                 lying.append((across, run))
     return min(lying, key=lambda item: item[0])[1] if lying else None
 

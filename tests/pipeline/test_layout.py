@@ -390,16 +390,6 @@ def test_a_whole_suit_laid_out_in_rows_has_more_sets_than_a_hand():
         read_readings(scene.readings(jitter=1.0), rules="taiwan", infer_unseen=True)
 
 
-def _shrunk(reading: TileReading, scale: float) -> TileReading:
-    """``reading`` with its outline scaled about its centre: a tile that far off on the table."""
-    detection = reading.detection
-    cx, cy = detection.center
-    quad = tuple((cx + (x - cx) * scale, cy + (y - cy) * scale) for x, y in detection.quad)
-    xs, ys = [p[0] for p in quad], [p[1] for p in quad]
-    return TileReading(replace(detection, quad=quad, box=(min(xs), min(ys), max(xs), max(ys))),
-                       reading.candidates)
-
-
 def test_a_set_far_off_on_the_table_does_not_complete_a_hand_one_set_short():
     """A pung of tiles a third the row's size lies at the far wall (another player's): a hand with
     one set missing from the photo stays a set short instead of taking it (a real table photo
@@ -412,6 +402,41 @@ def test_a_set_far_off_on_the_table_does_not_complete_a_hand_one_set_short():
     layout = layout_tiles(readings)
     assert _roles(layout, scene)["meld"] == [["5z", "5z", "5z"]]
     assert set(range(far, far + 3)) <= set(layout.ignored)
+
+
+def _pair_with_four_sets_beside_it() -> Scene:
+    """Real table photo 421037392_..._3606502953821611535: a pair of 7z standing, four chows laid
+    down beside it along the table, a fifth set not in the photo."""
+    scene = Scene([SceneTile("7z", 0.0, 0.0), SceneTile("7z", SHORT, 0.0)])
+    chows = [(["2m", "3m", "4m"], -0.6), (["6m", "7m", "8m"], 0.3), (["3m", "4m", "5m"], -0.7),
+             (["7m", "8m", "9m"], 0.2)]
+    u = 3 * SHORT
+    for group, (tiles, depth) in enumerate(chows, start=1):
+        for code in tiles:
+            scene.tiles.append(SceneTile(code, u, LONG * depth, role="meld", group=group))
+            u += SHORT
+        u += SHORT * 0.5
+    return scene
+
+
+@pytest.mark.parametrize("angle", [0, 30])
+def test_a_discard_lying_sideways_off_the_hand_does_not_carry_it_on_into_the_discards(angle):
+    """The real photo: a discard lying sideways 2.7 tile heights off the pair took the rows of sets
+    on to a chow among the discards just beyond it, which completed the hand (16 tai at 69%)."""
+    scene = _pair_with_four_sets_beside_it()
+    discards = len(scene.tiles)
+    scene.tiles.append(SceneTile("9p", -SHORT, -2.7 * LONG, rotated=True, role="discard"))
+    scene.tiles += [SceneTile(code, k * SHORT * 0.6, -3.3 * LONG, role="discard")
+                    for k, code in enumerate(["1p", "2p", "3p"])]
+    readings = scene.readings(angle_degrees=angle, jitter=0.5)
+    readings = readings[:discards + 1] + [_shrunk(r, 0.6) for r in readings[discards + 1:]]
+    layout = next(c for c in layout_candidates(readings, limit=8)
+                  if _roles(c, scene)["concealed"] == [["7z", "7z"]])
+    assert sorted(map(sorted, _roles(layout, scene)["meld"])) == [
+        ["2m", "3m", "4m"], ["3m", "4m", "5m"], ["6m", "7m", "8m"], ["7m", "8m", "9m"]]
+    assert set(range(discards, discards + 4)) <= set(layout.ignored)
+    with pytest.raises(InputError, match="not a winning hand"):
+        read_readings(readings, rules="taiwan")
 
 
 def test_sets_in_two_rows_in_front_and_the_flowers_beyond_them_are_still_a_hand():
