@@ -108,21 +108,26 @@ def annotate(image_bgr: np.ndarray, result: Any, max_side: int | None = OUTPUT_S
             _text_box(canvas, label, (x1, y2 + line), label_height, colour, anchor_bottom=False)
         else:
             _text_box(canvas, label, (x1, y1 - line), label_height, _WINNING if index == winning else colour)
-    banner = _banner(result)
-    _text_box(canvas, banner, (line * 4, line * 4), int(label_height * 1.5),
+    _text_box(canvas, banner(result), (line * 4, line * 4), int(label_height * 1.5),
               (40, 40, 40) if result.score is not None else (40, 40, 200), anchor_bottom=False)
     return canvas
 
 
-def _banner(result: Any) -> str:
+def banner(result: Any) -> str:
+    """The picture's one line: the total and how far to trust it. The reading's share among the legal
+    readings is shown only for a score called sure: a hand forced against the classifier, or read
+    with a tile guessed, can be the only legal reading (100%) and still be wrong, and a player reads
+    the figure as "the tiles are right"; such a total says "check the tiles" instead."""
     if result.score is None:
         return f"not scored: {result.error or 'no hand'}"[:80]
     score = result.score
     if not score.valid:
         return f"{score.rules}: not a valid win"
-    sure = "" if result.report is None or result.report.score_stable else ", score uncertain"
-    confidence = f" (reading {result.decoded.confidence:.0%}{sure})" if result.decoded is not None else ""
-    return f"{score.rules}: {score.total} {score.unit}{confidence}"
+    if result.report is not None and not result.report.score_stable:
+        trust = " (score uncertain: check the tiles)"
+    else:
+        trust = f" (reading {result.decoded.confidence:.0%})" if result.decoded is not None else ""
+    return f"{score.rules}: {score.total} {score.unit}{trust}"
 
 
 def write_image(path: str | Path, image_bgr: np.ndarray) -> None:

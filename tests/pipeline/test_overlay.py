@@ -12,7 +12,7 @@ import pytest
 from scoring.errors import InputError
 from vision.dataset.manifest import read_manifest
 from vision.evaluation.hands import oracle_readings
-from vision.overlay import MIN_LABEL, OUTPUT_SIDE, annotate, write_image
+from vision.overlay import MIN_LABEL, OUTPUT_SIDE, annotate, banner, write_image
 from vision.pipeline import read_readings
 from vision.types import TileReading
 
@@ -38,6 +38,17 @@ def test_annotation_marks_every_tile_and_the_total(sample):
     # The banner with the total sits top-left and is at least MIN_LABEL of the picture tall.
     banner_rows = np.flatnonzero(changed[:, :200].any(axis=1))
     assert banner_rows[0] < 20 and (banner_rows < 200).sum() >= MIN_LABEL * max(image.shape[:2])
+
+
+def test_the_banner_gives_the_reading_share_only_for_a_score_called_sure(sample):
+    """A hand forced against the classifier can be the only legal reading: "reading 100%" beside an
+    uncertain total read as "the tiles are right" (real table photo 421037392 said so)."""
+    _, result = sample
+    total = f"{result.score.rules}: {result.score.total} tai"
+    assert result.report.score_stable
+    assert banner(result) == f"{total} (reading {result.decoded.confidence:.0%})"
+    doubtful = replace(result, report=replace(result.report, score_stable=False))
+    assert banner(doubtful) == f"{total} (score uncertain: check the tiles)"
 
 
 def _scaled(result, factor: float):
