@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from itertools import permutations
 from typing import Any
@@ -32,6 +34,7 @@ from scoring.errors import InputError
 from scoring.shapes import is_standard_complete
 from scoring.tiles import BACK, FLOWER_CODES, SET_TILE_CODES, is_suited, next_in_suit, sorted_codes
 from vision.layout import back_mass
+from vision.packed_tallies import Limit, pack, unpack
 from vision.types import GroupRole, Layout, TileReading
 from vision.unseen import UNSEEN_LOG_PRIOR, UnseenTile, unseen_codes, unseen_tiles
 
@@ -42,6 +45,15 @@ FLOOR = 1e-6
 MIN_LIKELIHOOD_RATIO = 1e-4
 #: Whole-hand readings examined before giving up.
 SEARCH_BUDGET = 30_000
+#: Whole-hand readings one photo may examine over all its looks and layouts (:func:`search_budget`),
+#: and its first look alone. A photo that is no hand is searched to SEARCH_BUDGET for every layout
+#: of every look: real table photos took up to 5.2 million readings (58 s). On the held-out renders
+#: no hand that read took more than 160 000 in all, save one whose first look failed after 1.05
+#: million and whose finer look read in 81 (940007): the first look gets half the photo's budget.
+#: The one real table photo that read past 600 000 (730 000, 410196674) was a wrong reading at 0%
+#: (a row of 18 winds squeezed to a third of their width, read as bamboos).
+PHOTO_SEARCH_BUDGET = 600_000
+LOOK_SEARCH_BUDGET = 300_000
 #: Legal runners-up kept for the confidence report when at least this probable relative to the best.
 ALTERNATIVE_RATIO = 1e-3
 MAX_ALTERNATIVES = 8
@@ -51,6 +63,22 @@ ALTERNATIVE_BUDGET = 2_000
 MAX_GROUP_OPTIONS = 60
 
 _INDEX = {code: i for i, code in enumerate(SET_TILE_CODES)}
+
+#: The budgets in force, outermost first, each as [readings left, readings given] (spent in place).
+_budgets: ContextVar[tuple[list[int], ...]] = ContextVar("search_budgets", default=())
+
+
+@contextmanager
+def search_budget(readings: int) -> Iterator[None]:
+    """All decoding inside the block shares ``readings`` whole-hand readings (and those of any block
+    around it); once they are spent, a search finds no hand. A photo is read inside one block and
+    its first look inside another, so a photo that holds no hand is refused in seconds, not a
+    minute, whatever number of looks and layouts it gets."""
+    token = _budgets.set((*_budgets.get(), [readings, readings]))
+    try:
+        yield
+    finally:
+        _budgets.reset(token)
 
 
 @dataclass(frozen=True)
@@ -315,49 +343,32 @@ class _Judge:
         self.context = context
         self.melds_count = melds_count
         self._scored: dict[str, bool] = {}
+        self._legal: dict[tuple[int, int], list[str | None]] = {}
 
-    def legal_unseen_codes(self, variables: list[_Variable], choice: tuple[int, ...],
-                           unseen: bool) -> list[str | None]:
-        """The codes of the unseen tile with which this choice is legal: one reading to build per code.
-        Without an ``unseen`` tile, ``[None]`` if the choice is legal as it is; ``[]``: not legal.
+    def legal_unseen_codes(self, tally: _Tally, unseen: bool) -> list[str | None]:
+        """The codes of the unseen tile with which a reading is legal: one reading to build per code.
+        Without an ``unseen`` tile, ``[None]`` if the reading is legal as it is; ``[]``: not legal.
 
-        Structure only, straight from the choice (building a reading costs more): at most 4 of a face,
-        each flower once, and standing tiles that split into sets and a pair (or a special shape).
+        Structure only, from the reading's packed tallies (building a reading costs more): at most 4
+        of a face, each flower once, and standing tiles that split into sets and a pair (or a special
+        shape). Readings that differ only in their exposed sets share their standing tiles, so the
+        answer is kept per tally.
         """
-        tallies = self._tallies(variables, choice)
-        if tallies is None:
+        counts, standing, flowers = tally
+        if _TWICE.exceeded(flowers) or _OVER_FOUR.exceeded(counts):
             return []
-        counts, standing = tallies
-        if max(counts) > 4:
-            return []
-        if not unseen:
-            special = self.melds_count == 0 and special_shape_possible(standing)
-            return [None] if special or is_standard_complete(standing) else []
-        return unseen_codes(standing, counts, special_shapes=self.melds_count == 0)
-
-    @staticmethod
-    def _tallies(variables: list[_Variable], choice: tuple[int, ...]) -> tuple[list[int], list[int]] | None:
-        """Counts per face over the whole hand and over the standing tiles (None: a flower twice)."""
-        counts = [0] * 34
-        standing = [0] * 34
-        flowers: set[str] = set()
-        for variable, k in zip(variables, choice, strict=True):
-            option = variable.options[k]
-            if variable.role is GroupRole.CONCEALED:
-                index = _INDEX[option.codes[0][1]]
-                standing[index] += 1
-                counts[index] += 1
-            elif variable.role is GroupRole.FLOWERS:
-                code = option.codes[0][1]
-                if code in flowers:
-                    return None
-                flowers.add(code)
-            elif variable.role is GroupRole.CONCEALED_KONG:
-                counts[_INDEX[option.face or option.codes[0][1]]] += 4
+        key = (standing, counts) if unseen else (standing, 0)
+        known = self._legal.get(key)
+        if known is None:
+            standing_counts = unpack(standing, len(SET_TILE_CODES))
+            if not unseen:
+                special = self.melds_count == 0 and special_shape_possible(standing_counts)
+                known = [None] if special or is_standard_complete(standing_counts) else []
             else:
-                for _, code in option.codes:
-                    counts[_INDEX[code]] += 1
-        return counts, standing
+                known = unseen_codes(standing_counts, unpack(counts, len(SET_TILE_CODES)),
+                                     special_shapes=self.melds_count == 0)
+            self._legal[key] = known
+        return known
 
     def scores(self, reading: LegalReading) -> bool:
         """The scorer's word: is this a valid win under the rules and table? (asked once per hand)"""
@@ -429,20 +440,48 @@ def _build(readings: list[TileReading], layout: Layout, variables: list[_Variabl
                         unseen=unseen)
 
 
+#: A reading's face counts over the whole hand, over the standing tiles, and its flowers, packed
+#: (``vision.packed_tallies``).
+_Tally = tuple[int, int, int]
+_OVER_FOUR = Limit(4, len(SET_TILE_CODES))
+_TWICE = Limit(1, len(FLOWER_CODES))
+
+
+def _option_tally(role: GroupRole, option: _Option) -> _Tally:
+    """What one option adds to a reading's tallies."""
+    if role is GroupRole.CONCEALED:
+        face = pack([_INDEX[option.codes[0][1]]])
+        return face, face, 0
+    if role is GroupRole.FLOWERS:
+        return 0, 0, pack([FLOWER_CODES.index(option.codes[0][1])])
+    if role is GroupRole.CONCEALED_KONG:
+        return pack([_INDEX[option.face or option.codes[0][1]]], weight=4), 0, 0
+    return pack(_INDEX[code] for _, code in option.codes), 0, 0
+
+
 def _best_first(variables: list[_Variable]):
-    """Yield (log_p, choice) over all combinations of variable options, most probable first."""
+    """Yield (log_p, choice, tally) over all combinations of variable options, most probable first.
+    Each combination is pushed by one whose option at ``last`` is one lower, with that one's tally:
+    its own is made when it is popped (most pushed combinations never are), by swapping that
+    variable's share."""
     n = len(variables)
+    shares = [[_option_tally(v.role, o) for o in v.options] for v in variables]
     start = (0,) * n
-    heap = [(-sum(v.options[0].log_p for v in variables), start, 0)]
+    first = tuple(sum(share[0][part] for share in shares) for part in range(3))
+    heap = [(-sum(v.options[0].log_p for v in variables), start, -1, first)]
     while heap:
-        negative, choice, last = heapq.heappop(heap)
-        yield -negative, choice
-        for j in range(last, n):
+        negative, choice, last, tally = heapq.heappop(heap)
+        if last >= 0:
+            k = choice[last]
+            (c0, s0, f0), (c1, s1, f1) = shares[last][k - 1], shares[last][k]
+            tally = (tally[0] - c0 + c1, tally[1] - s0 + s1, tally[2] - f0 + f1)
+        yield -negative, choice, tally
+        for j in range(max(last, 0), n):
             options = variables[j].options
             k = choice[j]
             if k + 1 < len(options):
                 step = options[k].log_p - options[k + 1].log_p
-                heapq.heappush(heap, (negative + step, choice[:j] + (k + 1,) + choice[j + 1:], j))
+                heapq.heappush(heap, (negative + step, choice[:j] + (k + 1,) + choice[j + 1:], j, tally))
 
 
 def expected_standing_tiles(layout: Layout) -> int:
@@ -495,7 +534,7 @@ def _search(readings: list[TileReading], layout: Layout, variables: list[_Variab
     found = _Found()
     prior = UNSEEN_LOG_PRIOR if unseen else 0.0
     keys: set[str] = set()
-    for log_p, choice in _best_first(variables):
+    for log_p, choice, tally in _best_first(variables):
         found.searched += 1
         reading_log_p = log_p + prior
         if found.best is not None and reading_log_p < found.best_log_p + math.log(ALTERNATIVE_RATIO):
@@ -505,7 +544,7 @@ def _search(readings: list[TileReading], layout: Layout, variables: list[_Variab
             found.complete = False
             break
         found.examined_mass += math.exp(log_p)
-        for code in judge.legal_unseen_codes(variables, choice, unseen):
+        for code in judge.legal_unseen_codes(tally, unseen):
             reading = _build(readings, layout, variables, choice, reading_log_p, code)
             key = reading.key()
             if key in keys or not judge.scores(reading):
@@ -568,7 +607,15 @@ def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwa
     variables = _variables(readings, layout, kong_faces)
     melds_count = sum(1 for g in layout.groups if g.role in (GroupRole.MELD, GroupRole.CONCEALED_KONG))
     judge = _Judge(rules, table, melds_count, context or {})
+    budgets = _budgets.get()
+    for left, given in budgets:
+        if left <= 0:
+            raise InputError("not a winning hand: no legal reading found before the photo's search budget "
+                             f"({given} readings) was spent")
+        budget = min(budget, left)
     found = _search(readings, layout, variables, judge, unseen, budget)
+    for spent in budgets:
+        spent[0] -= min(found.searched, budget)  # the last one counted may be the one not examined
     best = found.best
     if best is None:
         missing = " with one tile not visible (no tile completes it)" if unseen else ""

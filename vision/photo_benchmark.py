@@ -8,12 +8,17 @@ from a closer look (``vision.closer_look``): what that second detection costs. L
 warm (models loaded, one untimed run first), from the file path to the scored report, as ``taicam
 photo`` does it. Peak memory is the peak resident set of a fresh process that loads the models and
 reads the photo (``ru_maxrss``), so it includes the interpreter, onnxruntime and the models.
+
+``--batch FOLDER`` times every photo of a folder once instead (warm): what a player waits on photos
+that are not our renders. Most of the shared table photos hold no complete hand, so this is mostly
+the time a refusal takes: every look and layout is tried before a photo is refused.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import resource
 import statistics
 import subprocess
@@ -101,6 +106,28 @@ def time_photo(path: Path, runs: int) -> dict[str, object]:
     }
 
 
+def time_batch(folder: Path) -> dict[str, object]:
+    """Each photo of ``folder`` read once, warm: median, p90 and slowest, and how many were scored."""
+    from vision.pipeline import PhotoPipeline
+
+    paths = sorted(p for p in folder.iterdir() if p.suffix.lower() in (".jpg", ".jpeg", ".png"))
+    if not paths:
+        raise SystemExit(f"no photos in {folder}")
+    pipeline = PhotoPipeline()
+    _read(pipeline, paths[0])  # warm-up
+    timed = []
+    for path in paths:
+        started = time.perf_counter()
+        _, outcome = _read(pipeline, path)
+        timed.append((time.perf_counter() - started, path.name, outcome))
+    seconds = sorted(t for t, _, _ in timed)
+    slowest = max(timed)
+    return {"photos": len(timed), "scored": sum(o.startswith("scored") for _, _, o in timed),
+            "median_s": round(statistics.median(seconds), 2),
+            "p90_s": round(seconds[math.ceil(0.9 * len(seconds)) - 1], 2),  # nearest rank
+            "slowest_s": round(slowest[0], 2), "slowest": slowest[1], "total_s": round(sum(seconds), 2)}
+
+
 def _peak_child(path: Path) -> None:
     """Child mode: load the models, read the photo three times, print the peak RSS in MB."""
     from vision.pipeline import PhotoPipeline
@@ -122,10 +149,20 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--photo", type=Path, default=SAMPLE, help="source photo (default: a bundled sample)")
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--batch", type=Path, help="time each photo of this folder once instead")
     parser.add_argument("--peak-child", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.peak_child is not None:
         _peak_child(args.peak_child)
+        return 0
+    if args.batch is not None:
+        batch = time_batch(args.batch)
+        if args.json:
+            print(json.dumps({"benchmark": "photo batch", "folder": str(args.batch), **batch}, indent=2))
+        else:
+            print(f"{batch['photos']} photos of {args.batch}, each once, warm: median {batch['median_s']} s, "
+                  f"p90 {batch['p90_s']} s, slowest {batch['slowest_s']} s ({batch['slowest']}), "
+                  f"{batch['total_s']} s in all; {batch['scored']} scored, the rest refused")
         return 0
     rows = []
     with tempfile.TemporaryDirectory() as folder:

@@ -43,7 +43,14 @@ from vision.confidence import (
     score_reading,
     tile_alternatives,
 )
-from vision.decode import HandReading, LegalReading, decode_hand
+from vision.decode import (
+    LOOK_SEARCH_BUDGET,
+    PHOTO_SEARCH_BUDGET,
+    HandReading,
+    LegalReading,
+    decode_hand,
+    search_budget,
+)
 from vision.duplicates import with_spares
 from vision.faint_flowers import read_with_faint_flowers
 from vision.hidden_kong import (
@@ -711,13 +718,19 @@ class PhotoPipeline:
         reads, the first look is read once more taking weak detections that make the hand only with a
         tile inferred (``last_resort`` of :func:`read_readings`), its score called unsure.
         ``named``: what the player names that no photo shows (``vision.named_tiles``)."""
+        with search_budget(PHOTO_SEARCH_BUDGET):
+            return self._read_photo(path, rules=rules, table=table, context=context, named=named)
+
+    def _read_photo(self, path: str | Path, *, rules: Any, table: Any, context: Any,
+                    named: NamedTiles) -> PhotoResult:
         started = time.perf_counter()
         source = PhotoSource(path)
         timings: dict[str, float] = {}
         readings, classify, read_flowers = self._read_tiles(source, timings)
         try:
-            result = self._read_hand(readings, classify, image=str(path), rules=rules, table=table,
-                                     context=context, read_flowers=read_flowers, named=named)
+            with search_budget(LOOK_SEARCH_BUDGET):  # the rest is kept for the finer looks
+                result = self._read_hand(readings, classify, image=str(path), rules=rules, table=table,
+                                         context=context, read_flowers=read_flowers, named=named)
         except InputError as error:
             result = self._read_finer(source, image=str(path), rules=rules, table=table, context=context,
                                       named=named)
@@ -779,8 +792,9 @@ class PhotoPipeline:
                    table: Any = None, context: Any = None) -> PhotoResult:
         """Read an in-memory upright BGR image (a camera frame) into a scored hand."""
         readings, classify, read_flowers = self._read_tiles(image_bgr)
-        return self._read_hand(readings, classify, image=name, rules=rules, table=table, context=context,
-                               read_flowers=read_flowers)
+        with search_budget(LOOK_SEARCH_BUDGET):  # a frame that holds no hand must not stall the camera
+            return self._read_hand(readings, classify, image=name, rules=rules, table=table, context=context,
+                                   read_flowers=read_flowers)
 
     def _read_hand(self, readings: list[TileReading], classify: Classify, *, image: str, rules: Any,
                    table: Any, context: Any, read_flowers: ReadFlowers | None = None,

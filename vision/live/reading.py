@@ -60,6 +60,7 @@ class PipelineHandReader:
         tile count that makes no hand mended; a tile flagged sideways in error stood again,
         ``vision.upright_faces``), and flowers the layout left out or found two as one are read
         again by the flower model (``read_flowers_again``)."""
+        from vision.decode import LOOK_SEARCH_BUDGET, search_budget
         from vision.pipeline import PhotoResult, read_readings
         from vision.second_looks import read_flowers_again, read_with_second_looks
         from vision.upright_faces import with_false_turns_undone
@@ -72,12 +73,14 @@ class PipelineHandReader:
 
         if classify is not None:
             readings = with_false_turns_undone(readings, classify)
-        try:
-            result = read(readings) if classify is None else read_with_second_looks(readings, classify, read)
-        except InputError as error:
-            return HandOutcome(complete=False, document={}, signature="", reason=str(error))
-        if read_flowers is not None:
-            result = read_flowers_again(result, classify, read_flowers, read)
+        with search_budget(LOOK_SEARCH_BUDGET):  # a frame that holds no hand must not stall the camera
+            try:
+                result = (read(readings) if classify is None
+                          else read_with_second_looks(readings, classify, read))
+            except InputError as error:
+                return HandOutcome(complete=False, document={}, signature="", reason=str(error))
+            if read_flowers is not None:
+                result = read_flowers_again(result, classify, read_flowers, read)
         document = result.to_json()
         return HandOutcome(
             complete=True, document=document, signature=outcome_signature(document), result=result
