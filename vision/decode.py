@@ -568,8 +568,9 @@ def _changes(readings: list[TileReading], layout: Layout, best: LegalReading) ->
     if ratio < MIN_LIKELIHOOD_RATIO:
         listed = ", ".join(f"tile {c.index + 1} {c.top1} -> {c.decoded} ({c.decoded_probability:.0%})"
                            for c in changes[:6])
+        fixes = " ".join(f"--fix {c.top1}={c.decoded}" for c in changes[:6])
         raise InputError("not a winning hand as read: the nearest winning hand needs changes the "
-                         f"classifier finds unlikely ({listed})")
+                         f"classifier finds unlikely ({listed}); if the tiles are so, say it: {fixes}")
     return changes
 
 

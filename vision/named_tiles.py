@@ -1,4 +1,5 @@
-"""What the player tells taicam about tiles no photo shows: ``--kong-face`` and ``--winning-tile``.
+"""What the player tells taicam about tiles the photo does not show right: ``--kong-face``,
+``--winning-tile`` and ``--fix`` (``vision.tile_fixes``).
 
 Why: some of a hand cannot be read from any photo. A concealed kong lying as four backs hides its
 face, and a player who lays the winning tile in the row with the others (or whose winning tile
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 
 from scoring.errors import InputError
 from scoring.tiles import SET_TILE_CODES
+from vision.tile_fixes import Fix, parse_fix
 
 _SET_CODES_HINT = "a suit tile, wind or dragon code such as 5m, 9p, 1s, 4z or 7z"
 
@@ -22,18 +24,20 @@ _SET_CODES_HINT = "a suit tile, wind or dragon code such as 5m, 9p, 1s, 4z or 7z
 @dataclass(frozen=True)
 class NamedTiles:
     """Tiles the player named: the faces of concealed kongs of four backs (in any order: which kong
-    has which face does not change the total) and the winning tile."""
+    has which face does not change the total), the winning tile, and misread tiles corrected."""
 
     kong_faces: tuple[str, ...] = ()
     winning_tile: str | None = None
+    fixes: tuple[Fix, ...] = ()
 
 
 NOTHING_NAMED = NamedTiles()
 
 
-def named_tiles(kong_faces: list[str] | None = None, winning_tile: str | None = None) -> NamedTiles:
+def named_tiles(kong_faces: list[str] | None = None, winning_tile: str | None = None,
+                fixes: list[str] | None = None) -> NamedTiles:
     """The flags' named tiles, checked (InputError naming the first bad one): each a set tile's code,
-    no kong face twice (a kong holds all four copies of its face)."""
+    no kong face twice (a kong holds all four copies of its face), each fix ``READ=TRUE``."""
     faces = list(kong_faces or [])
     for face in faces:
         if face not in SET_TILE_CODES:
@@ -44,4 +48,4 @@ def named_tiles(kong_faces: list[str] | None = None, winning_tile: str | None = 
                          "face")
     if winning_tile is not None and winning_tile not in SET_TILE_CODES:
         raise InputError(f"--winning-tile {winning_tile!r}: not a tile a hand can win on ({_SET_CODES_HINT})")
-    return NamedTiles(tuple(faces), winning_tile)
+    return NamedTiles(tuple(faces), winning_tile, tuple(parse_fix(text) for text in fixes or []))

@@ -151,13 +151,18 @@ WinningTile = Annotated[str | None, typer.Option(
     "across or set apart, or shows it wrong. Without it the lowest total over the tiles that may have "
     "won is scored and the others listed.")]
 
+Fixes = Annotated[list[str] | None, typer.Option(
+    "--fix", help="A tile the photo misread, as READ=TRUE (e.g. --fix 7z=1m: a tile read as 7z is a "
+    "1m); repeat for more. Read as the hand shows it, or as --annotate labels it when the photo is "
+    "refused; of several tiles read so, the one that makes the likeliest hand is fixed.")]
+
 
 def register(app: typer.Typer) -> None:
     """Add ``taicam photo`` to the root app (scoring flags shared with ``taicam score``)."""
 
     @app.command("photo")
     def photo(images: Images, as_json: AsJson = False, annotate: Annotate = None,
-              kong_face: KongFace = None, winning_tile: WinningTile = None,
+              kong_face: KongFace = None, winning_tile: WinningTile = None, fix: Fixes = None,
               rules: opts.RulesOpt = None, table: opts.TableOpt = None,
               seat: opts.SeatOpt = None, round_wind: opts.RoundOpt = None,
               self_drawn: opts.SelfDrawnOpt = None, dealer: opts.DealerOpt = None,
@@ -172,7 +177,8 @@ def register(app: typer.Typer) -> None:
         """Read photos of winning hands laid out on the table and score them."""
         flags = opts.ScoringFlags.from_arguments(locals())
         ruleset, settings = opts.resolve(flags)
+        named = named_tiles(kong_face, winning_tile, fix)
         status = run_photos(images, ruleset=ruleset, table=settings, context=flags.context().to_json(),
-                            as_json=as_json, annotate=annotate, named=named_tiles(kong_face, winning_tile))
+                            as_json=as_json, annotate=annotate, named=named)
         if status:
             raise typer.Exit(status)

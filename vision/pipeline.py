@@ -66,6 +66,7 @@ from vision.row_completion import overlaps_a_tile
 from vision.second_looks import read_flowers_again, read_with_second_looks
 from vision.sideways_cut import second_cuts
 from vision.stray_flowers import ReadFlowers, maybe_flowers
+from vision.tile_fixes import apply_fixes
 from vision.turned_faces import Classify
 from vision.types import Detection, GroupRole, Layout, TileReading
 from vision.upright_faces import with_false_turns_undone
@@ -538,11 +539,14 @@ def _read_hand(readings: list[TileReading], image: str, rules: Any, table: Any, 
     def decode(tiles: list[TileReading]) -> Decoded:
         return _decode_best_layout(tiles, rules, table, ctx, infer_unseen, named)
 
-    first = decode(readings)
     named_warnings: list[str] = []
+    if named.fixes:
+        readings, named_warnings = apply_fixes(readings, named.fixes, decode)
+    first = decode(readings)
     if named.winning_tile is not None:
-        readings, first, named_warnings = _winning_tile_read_as_named(readings, first, named.winning_tile,
-                                                                      decode)
+        readings, first, winner_warnings = _winning_tile_read_as_named(readings, first, named.winning_tile,
+                                                                       decode)
+        named_warnings += winner_warnings
     layout, decoded = first
     result = PhotoResult(image=image, readings=readings, assumed=assumed_context(ctx, table), named=named)
     result.layout = layout

@@ -13,6 +13,7 @@ from vision.evaluation.hands import (
     judged_tiles,
     match_labels,
     oracle_readings,
+    player_fixes,
     player_names,
     render_heldout,
     same_hand,
@@ -197,6 +198,20 @@ def test_a_player_names_the_winning_tile_and_only_the_faces_of_kongs_lying_as_fo
     for tile in backs[1:3]:  # the two middle tiles turned up, as players reveal a kong: its face shows
         tile.code, tile.face_down = "3p", False
     assert player_names(record) == NamedTiles(kong_faces=(), winning_tile="4s")
+
+
+def test_a_player_fixes_every_hand_tile_shown_wrong_but_cannot_fix_one_not_found():
+    record = read_manifest(SAMPLES / "manifest.jsonl")[0]
+    hand = judged_tiles(record)
+    codes = [tile.code for tile in record.tiles]
+    matches = {index: index for index in hand}
+    assert player_fixes(record, codes, matches) == ()
+    first, second = hand[0], hand[1]
+    wrong = "7z" if record.tiles[first].code != "7z" else "6z"
+    codes[first] = wrong
+    codes[second] = "9p" if record.tiles[second].code != "9p" else "8p"
+    del matches[second]
+    assert player_fixes(record, codes, matches) == ((wrong, record.tiles[first].code),)
 
 
 def test_far_renders_put_a_small_hand_in_a_big_photo(tmp_path):

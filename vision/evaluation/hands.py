@@ -33,7 +33,7 @@ import json
 import sys
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,7 @@ from vision.evaluation.hand_failures import (
 )
 from vision.geometry import box_iou
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
+from vision.tile_fixes import Fix
 from vision.types import Detection, TileReading
 
 IOU_THRESHOLD = 0.5
@@ -81,6 +82,8 @@ class HandOutcome:
     # what a rule about when to call a score sure is measured on.
     warnings: list[str] = field(default_factory=list)
     corrections: int = 0
+    # How many misread tiles the player fixed before this reading (``--player-fixes``).
+    fixes: int = 0
 
 
 @dataclass
@@ -125,6 +128,9 @@ class HandsReport:
             "errors": dict(errors.most_common(8)),
             "failure_causes": {cause: causes[cause] for cause in CAUSES if causes[cause]},
             "median_seconds": round(float(np.median([o.seconds for o in outcomes])), 3) if outcomes else None,
+            # With --player-fixes: hands the player fixed tiles of, and the fixes given in all.
+            "hands_fixed": sum(1 for o in hands if o.fixes),
+            "fixes_given": sum(o.fixes for o in hands),
         }
 
 
@@ -227,45 +233,46 @@ def player_names(record: Any) -> NamedTiles:
 
 def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracle: bool,
                     boxes_only: bool = False, true_codes: bool = False,
-                    sheet: list[tuple[np.ndarray, str]] | None = None, named_by_player: bool = False
-                    ) -> HandOutcome:
+                    sheet: list[tuple[np.ndarray, str]] | None = None, named_by_player: bool = False,
+                    fixed_by_player: bool = False) -> HandOutcome:
     """Read one labelled image and compare with its labels (and its hand, if it has one). A readable
     hand not read exactly adds its misread tiles to ``sheet`` when one is given. ``named_by_player``:
     read as if the player named the winning tile and the faces of kongs of four backs
-    (:func:`player_names`)."""
+    (:func:`player_names`). ``fixed_by_player``: a hand not read exactly is read again with every
+    tile the player was shown wrong fixed (``--fix``, :func:`player_fixes`), and judged on that."""
     from vision.imageio import PhotoSource
-    from vision.pipeline import PhotoReadError, read_readings
+    from vision.pipeline import read_readings
 
     image = str(resolve_image(record, base))
     truth = record.hand
     context = dict(truth.get("context", {})) if truth else {}
     started = time.perf_counter()
-    readings: list[TileReading] = []
-    result = None
-    error = None
-    try:
-        if oracle:
-            readings = oracle_readings(record, boxes_only=boxes_only)
-            result = read_readings(readings, image=image, rules=rules, context=context)
-        elif true_codes:
-            readings = with_true_codes(record, pipeline.read_tiles(PhotoSource(image)))
-            result = read_readings(readings, image=image, rules=rules, context=context, infer_unseen=True,
-                                   optional=pipeline.faint_tiles(readings))
-            readings = result.readings
-        else:
-            named = player_names(record) if named_by_player and truth else NOTHING_NAMED
-            result = pipeline.read_photo(image, rules=rules, context=context, named=named)
-            readings = result.readings
-    except PhotoReadError as failure:
-        error, readings = str(failure), failure.readings
-    except InputError as failure:
-        error = str(failure)
-    seconds = time.perf_counter() - started
-    if result is not None:
-        codes = [result.code_of(i) for i in range(len(readings))]
+    named = player_names(record) if named_by_player and truth else NOTHING_NAMED
+    if oracle:
+        readings = oracle_readings(record, boxes_only=boxes_only)
+        result, readings, error = _attempt(lambda: read_readings(readings, image=image, rules=rules,
+                                                                 context=context), readings)
+    elif true_codes:
+        tiles: list[TileReading] = []  # kept for the tile counts when the hand does not read
+
+        def read_true_codes() -> Any:
+            tiles.extend(with_true_codes(record, pipeline.read_tiles(PhotoSource(image))))
+            return read_readings(tiles, image=image, rules=rules, context=context, infer_unseen=True,
+                                 optional=pipeline.faint_tiles(tiles))
+        result, readings, error = _attempt(read_true_codes, tiles)
     else:
-        codes = [r.code for r in readings]
-    matches = match_labels([tuple(t.box) for t in record.tiles], [r.detection.box for r in readings])
+        result, readings, error = _attempt(lambda: pipeline.read_photo(image, rules=rules, context=context,
+                                                                       named=named))
+    codes, matches = _shown(record, result, readings)
+    fixes: tuple[Fix, ...] = ()
+    if fixed_by_player and truth is not None and not (result is not None and same_hand(result.hand, truth)):
+        fixes = player_fixes(record, codes, matches)
+    if fixes:
+        fixed = replace(named, fixes=fixes)
+        result, readings, error = _attempt(lambda: pipeline.read_photo(image, rules=rules, context=context,
+                                                                       named=fixed))
+        codes, matches = _shown(record, result, readings)
+    seconds = time.perf_counter() - started
     labelled = judged_tiles(record)
     correct = sum(1 for i in labelled if i in matches and codes[matches[i]] == record.tiles[i].code)
     exact = exact_visible = agrees = False
@@ -286,7 +293,40 @@ def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracl
                        answered=answered, called_sure=called_sure, cause=cause,
                        wrong=wrong_tiles(record, codes, matches) if cause or truth is None else [],
                        warnings=list(result.warnings) if result is not None else [],
-                       corrections=len(result.decoded.changes) if result and result.decoded else 0)
+                       corrections=len(result.decoded.changes) if result and result.decoded else 0,
+                       fixes=len(fixes))
+
+
+def _attempt(read: Any, readings: list[TileReading] | None = None
+             ) -> tuple[Any, list[TileReading], str | None]:
+    """``read()``'s result, its readings and no error; or no result, the readings a refused photo
+    carries (else ``readings``, else none) and the refusal."""
+    from vision.pipeline import PhotoReadError
+
+    try:
+        result = read()
+    except PhotoReadError as failure:
+        return None, failure.readings, str(failure)
+    except InputError as failure:
+        return None, list(readings or []), str(failure)
+    return result, result.readings, None
+
+
+def _shown(record: Any, result: Any, readings: list[TileReading]) -> tuple[list[str], dict[int, int]]:
+    """The code shown for each detection (the hand's where it read, else the classifier's first
+    choice) and the label index -> detection index matches."""
+    if result is not None:
+        codes = [result.code_of(i) for i in range(len(readings))]
+    else:
+        codes = [r.code for r in readings]
+    return codes, match_labels([tuple(t.box) for t in record.tiles], [r.detection.box for r in readings])
+
+
+def player_fixes(record: Any, codes: list[str], matches: dict[int, int]) -> tuple[Fix, ...]:
+    """What a player who knows the hand would fix (``--fix READ=TRUE``): every labelled tile of the
+    hand that was found but shown as another code. Tiles not found cannot be fixed this way."""
+    return tuple((codes[matches[index]], record.tiles[index].code) for index in judged_tiles(record)
+                 if index in matches and codes[matches[index]] != record.tiles[index].code)
 
 
 def is_readable(record: Any) -> bool:
@@ -297,8 +337,8 @@ def is_readable(record: Any) -> bool:
 def evaluate_manifest(path: Path, *, pipeline: Any = None, rules: Any = "taiwan", oracle: bool = False,
                       boxes_only: bool = False, true_codes: bool = False,
                       limit: int | None = None, split: str | None = None,
-                      sheet: list[tuple[np.ndarray, str]] | None = None, named_by_player: bool = False
-                      ) -> HandsReport:
+                      sheet: list[tuple[np.ndarray, str]] | None = None, named_by_player: bool = False,
+                      fixed_by_player: bool = False) -> HandsReport:
     """``split`` keeps only the photos of that split of the real table photos (``train`` / ``val``, by
     ``vision.evaluation.detection.table_photo_split``), e.g. the validation part of
     ``datasets/real-labels/table-photos.jsonl``, which the models never trained on."""
@@ -313,11 +353,12 @@ def evaluate_manifest(path: Path, *, pipeline: Any = None, rules: Any = "taiwan"
     mode = " (detected tiles, true codes)" if true_codes else mode
     mode += f" ({split} split)" if split is not None else ""
     mode += " (winning tile and kong faces named)" if named_by_player else ""
+    mode += " (misread tiles fixed)" if fixed_by_player else ""
     report = HandsReport(name=f"{path}{mode}")
     for record in records:
         outcome = evaluate_record(record, path.parent, pipeline=pipeline, rules=rules, oracle=oracle,
                                   boxes_only=boxes_only, true_codes=true_codes, sheet=sheet,
-                                  named_by_player=named_by_player)
+                                  named_by_player=named_by_player, fixed_by_player=fixed_by_player)
         report.outcomes.append(outcome)
     return report
 
@@ -375,7 +416,8 @@ def per_hand(reports: list[HandsReport]) -> dict[str, dict[str, dict[str, Any]]]
                                                 "tiles_correct": o.tiles_correct, "tiles": o.tiles,
                                                 "readable": o.readable, "error": o.error,
                                                 "cause": o.cause, "wrong": o.wrong,
-                                                "warnings": o.warnings, "corrections": o.corrections}
+                                                "warnings": o.warnings, "corrections": o.corrections,
+                                                "fixes": o.fixes}
                           for o in report.outcomes}
             for report in reports}
 
@@ -445,6 +487,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--player-names", action="store_true",
                         help="read each hand as if the player named its winning tile and the faces of its "
                              "kongs of four backs (--winning-tile, --kong-face): what those flags can buy")
+    parser.add_argument("--player-fixes", action="store_true",
+                        help="read each hand not read exactly again as if the player fixed every tile shown "
+                             "wrong (--fix READ=TRUE): what that flag can buy (fixes_given: how many)")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--split", choices=("train", "val"),
                         help="read only that split of the --real photos (by the table photos' split rule; "
@@ -474,9 +519,9 @@ def main(argv: list[str]) -> int:
         manifests.append(args.real)
     if args.boxes_only and not args.oracle:
         parser.error("--boxes-only goes with --oracle")
-    if args.player_names and (args.oracle or args.true_codes):
-        parser.error("--player-names reads photos through the whole pipeline: not with --oracle or "
-                     "--true-codes")
+    if (args.player_names or args.player_fixes) and (args.oracle or args.true_codes):
+        parser.error("--player-names and --player-fixes read photos through the whole pipeline: not with "
+                     "--oracle or --true-codes")
     if args.true_codes and args.oracle:
         parser.error("--true-codes and --oracle are two different diagnoses; pick one")
     try:
@@ -485,7 +530,7 @@ def main(argv: list[str]) -> int:
         reports = [evaluate_manifest(m, pipeline=pipeline, rules=args.rules, oracle=args.oracle,
                                      boxes_only=args.boxes_only, true_codes=args.true_codes, limit=args.limit,
                                      split=args.split if m == args.real else None, sheet=sheet,
-                                     named_by_player=args.player_names)
+                                     named_by_player=args.player_names, fixed_by_player=args.player_fixes)
                    for m in manifests]
     except InputError as error:  # a missing or malformed manifest, an unknown rule set
         print(f"evaluate.py hands: error: {error}", file=sys.stderr)

@@ -14,7 +14,7 @@ import typer
 from scoring import cli_options as opts
 from vision.live.run import LiveRequest, run_live
 from vision.live.stability import DEFAULT_HOLD_SECONDS
-from vision.photo_cli import KongFace, WinningTile
+from vision.photo_cli import Fixes, KongFace, WinningTile
 
 Source = Annotated[
     str,
@@ -71,6 +71,7 @@ def register(app: typer.Typer) -> None:
         height: Height = None,
         kong_face: KongFace = None,
         winning_tile: WinningTile = None,
+        fix: Fixes = None,
         rules: opts.RulesOpt = None,
         table: opts.TableOpt = None,
         seat: opts.SeatOpt = None,
@@ -105,7 +106,7 @@ def register(app: typer.Typer) -> None:
 
         flags = opts.ScoringFlags.from_arguments(locals())
         ruleset, settings = opts.resolve(flags)
-        named = named_tiles(kong_face, winning_tile)
+        named = named_tiles(kong_face, winning_tile, fix)
         request = LiveRequest(
             source=source,
             rules=ruleset,
