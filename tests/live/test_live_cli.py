@@ -57,6 +57,8 @@ def test_a_window_without_a_screen(capsys, monkeypatch, counting_video: Path):  
         (["--realtime", "--source", "0"], None),
         (["--rules", "no-such-rules"], "unknown rule set"),
         (["--seat", "X"], "wind"),
+        (["--fix", "7z"], "--fix '7z': write what the photo read"),
+        (["--fix", "7z=9x"], "unknown tile code '9x'"),
     ],
 )
 def test_bad_options(capsys, counting_video: Path, flags: list[str], needle: str | None):  # noqa: F811

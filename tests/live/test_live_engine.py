@@ -226,3 +226,17 @@ def test_a_faint_tile_that_spoils_the_hand_is_left_out_as_the_photo_mode_does():
     assert outcome.complete
     assert sorted(outcome.document["hand"]["concealed"]) == sorted(HAND)
     assert any("faint" in warning for warning in outcome.document["warnings"])
+
+
+def test_a_tile_the_player_fixes_is_read_as_the_photo_mode_reads_it():
+    """``taicam live --fix 9s=7p``: the pair's second 7p read 9s for certain makes no hand; fixed, it does."""
+    from vision.named_tiles import named_tiles
+    from vision.types import TileReading
+
+    readings = [TileReading(o.detection, o.candidates) for o in map(observation, range(len(HAND)), HAND)]
+    readings[16] = TileReading(readings[16].detection, (("9s", 0.99999), ("7p", 0.000005), ("8s", 0.000005)))
+    assert not PipelineHandReader(rules="taiwan")(readings).complete
+    outcome = PipelineHandReader(rules="taiwan", named=named_tiles(fixes=["9s=7p"]))(readings)
+    assert outcome.complete
+    assert sorted(outcome.document["hand"]["concealed"]) == sorted(HAND)
+    assert "a tile read 9s is taken as 7p, as --fix says" in outcome.document["warnings"]
