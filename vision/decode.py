@@ -621,7 +621,8 @@ def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwa
     if best is None:
         missing = " with one tile not visible (no tile completes it)" if unseen else ""
         raise InputError(f"not a winning hand{missing}: no reading of these tiles within the classifier's "
-                         f"alternatives is a legal winning hand (searched {found.searched - 1} readings)")
+                         f"alternatives is a legal winning hand (searched {found.searched - 1} readings); "
+                         "--annotate shows each tile as read, --fix READ=TRUE corrects one")
     # Among the legal readings, the best one's share. If the search stopped early, every unexamined
     # reading might be legal too, so the share is taken against that mass as well (a lower bound).
     normaliser = found.legal_mass + (0.0 if found.complete else max(0.0, 1.0 - found.examined_mass))

@@ -111,3 +111,12 @@ def test_two_fixes_of_one_misread_code_take_two_tiles():
     result = _read({5: ("9m", 0.99999), 6: ("9m", 0.99999)}, CONCEALED, "9m=6s", "9m=7s")
     assert sorted(result.hand["concealed"]) == sorted([*CONCEALED, "3m"])
     assert sum("as --fix says" in warning for warning in result.warnings) == 2
+
+
+def test_a_hand_no_reading_makes_legal_points_to_the_fix():
+    # Two tiles misread into faces whose alternatives hold no legal hand: refused, with the way on.
+    misread = {5: ("9m", 0.99999), 0: ("7z", 0.99999)}
+    with pytest.raises(InputError, match=r"--annotate shows each tile as read, --fix READ=TRUE corrects one"):
+        _read(misread)
+    result = _read(misread, CONCEALED, "9m=6s", "7z=1m")
+    assert sorted(result.hand["concealed"]) == sorted([*CONCEALED, "3m"])
