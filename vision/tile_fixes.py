@@ -97,6 +97,7 @@ def apply_fixes(readings: Sequence[TileReading], fixes: Sequence[Fix],
 
 def _best_candidate(readings: list[TileReading], candidates: list[int], true: str, read: str,
                     decode: Decode) -> int:
+    """Which of ``candidates`` (tiles shown as ``read``) the fix to ``true`` goes to (:func:`apply_fixes`)."""
     if len(candidates) == 1:
         return candidates[0]
     scored = []
