@@ -43,6 +43,13 @@ FLOOR = 1e-6
 #: A legal reading this much less likely than the tiles as read is not believed (a rack of tiles
 #: that is no winning hand can always be "corrected" into one by enough unlikely changes).
 MIN_LIKELIHOOD_RATIO = 1e-4
+#: A legal reading that changes more tiles than this from the classifier's first choice is not
+#: believed either, however likely the changes: on 552 answered held-out renders (seeds 900000-,
+#: 910000-, 920000-, 930000-, 940000-) one needed 4 (930034, right, but only 0.1% of the legal
+#: readings: a guess), none more; the two real table photos of 158 that were still scored needed
+#: 4 and 5 (a mid-game row and three discards read as a pung, 18 tai; a row of winds read as
+#: bamboos, 42 tai), both at 0% of the legal readings, both no winning hand at all.
+MAX_CHANGES = 3
 #: Whole-hand readings examined before giving up.
 SEARCH_BUDGET = 30_000
 #: Whole-hand readings one photo may examine over all its looks and layouts (:func:`search_budget`),
@@ -556,7 +563,8 @@ def _search(readings: list[TileReading], layout: Layout, variables: list[_Variab
 
 def _changes(readings: list[TileReading], layout: Layout, best: LegalReading) -> list[TileChange]:
     """Seen tiles whose decoded code is not the classifier's first choice; refused (InputError) when
-    together they are too unlikely to believe (MIN_LIKELIHOOD_RATIO)."""
+    together they are too unlikely to believe (MIN_LIKELIHOOD_RATIO) or too many (MAX_CHANGES); the
+    refusal names the ``--fix`` flags that would read the hand so (``vision.tile_fixes``)."""
     changes = []
     for i, code in sorted(best.codes.items()):
         top1 = readings[i].code
@@ -565,12 +573,16 @@ def _changes(readings: list[TileReading], layout: Layout, best: LegalReading) ->
         changes.append(TileChange(i, top1, readings[i].confidence, code,
                                   readings[i].probability_of(code, FLOOR)))
     ratio = math.prod(max(c.decoded_probability, FLOOR) / max(c.top1_probability, FLOOR) for c in changes)
+    listed = ", ".join(f"tile {c.index + 1} {c.top1} -> {c.decoded} ({c.decoded_probability:.0%})"
+                       for c in changes[:6])
+    fixes = " ".join(f"--fix {c.top1}={c.decoded}" for c in changes[:6])
     if ratio < MIN_LIKELIHOOD_RATIO:
-        listed = ", ".join(f"tile {c.index + 1} {c.top1} -> {c.decoded} ({c.decoded_probability:.0%})"
-                           for c in changes[:6])
-        fixes = " ".join(f"--fix {c.top1}={c.decoded}" for c in changes[:6])
         raise InputError("not a winning hand as read: the nearest winning hand needs changes the "
                          f"classifier finds unlikely ({listed}); if the tiles are so, say it: {fixes}")
+    if len(changes) > MAX_CHANGES:
+        raise InputError(f"not a winning hand as read: the nearest winning hand reads {len(changes)} tiles "
+                         f"otherwise than the classifier, too many to trust ({listed}); if the tiles are "
+                         f"so, say it: {fixes}")
     return changes
 
 

@@ -120,3 +120,15 @@ def test_a_hand_no_reading_makes_legal_points_to_the_fix():
         _read(misread)
     result = _read(misread, CONCEALED, "9m=6s", "7z=1m")
     assert sorted(result.hand["concealed"]) == sorted([*CONCEALED, "3m"])
+
+
+def test_a_reading_that_changes_more_than_three_tiles_is_refused_with_its_fixes():
+    # Each misread likely enough to change on its own (the truth at 32%), but four at once is a guess.
+    three = {2: ("8p", 0.6), 5: ("9m", 0.6), 6: ("9s", 0.6)}
+    assert sorted(_read(three).hand["concealed"]) == sorted([*CONCEALED, "3m"])
+    four = {**three, 8: ("1z", 0.6)}
+    with pytest.raises(InputError, match=r"reads 4 tiles otherwise than the classifier, too many") as caught:
+        _read(four)
+    assert "say it: --fix 8p=4p --fix 9m=6s --fix 9s=7s --fix 1z=2z" in str(caught.value)
+    fixed = _read(four, CONCEALED, "8p=4p", "9m=6s", "9s=7s", "1z=2z")
+    assert sorted(fixed.hand["concealed"]) == sorted([*CONCEALED, "3m"])
