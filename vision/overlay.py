@@ -1,7 +1,8 @@
 """The annotated photo: every tile's code, the hand's groups and the total, readable on a phone.
 
 The picture is drawn at most :data:`OUTPUT_SIDE` pixels on its long side (a phone screen shows
-about that much), and every label is sized against the picture, not the tile: a label smaller
+about that much; a refusal's reason too long for one line is written in a strip above it), and
+every label is sized against the picture, not the tile: a label smaller
 than ~2% of the picture's height cannot be read when the photo is shown full-screen on a phone.
 Labels alternate above and below the row when the tiles are narrower than their labels.
 Colour marks certainty (green sure, amber unsure, red doubtful); a thick outline marks each group;
@@ -59,6 +60,38 @@ def _text_box(image: np.ndarray, text: str, origin: tuple[int, int], height: int
                 cv2.LINE_AA)
 
 
+#: Lines of the banner at most (the longest refusal, the tile count's, takes six); longer ends in "...".
+MAX_BANNER_LINES = 6
+
+
+def wrapped_lines(text: str, max_width: int, height: int, max_lines: int = MAX_BANNER_LINES) -> list[str]:
+    """``text`` broken at spaces into lines that each fit ``max_width`` pixels at ``height`` (as
+    :func:`_text_box` draws them), at most ``max_lines`` of them: a refusal's reason is the one thing
+    a player needs to read on the picture, and one long line ran off its edge."""
+    scale = cv2.getFontScaleFromHeight(FONT, max(6, height), 2)
+    thickness = max(1, height // 12)
+
+    def fits(line: str) -> bool:
+        return cv2.getTextSize(line, FONT, scale, thickness)[0][0] + 6 <= max_width
+
+    lines: list[str] = []
+    for word in text.split():
+        if lines and fits(f"{lines[-1]} {word}"):
+            lines[-1] = f"{lines[-1]} {word}"
+            continue
+        while not fits(word) and len(word) > 1:  # a word wider than the picture is cut
+            cut = next(n for n in range(len(word) - 1, 0, -1) if fits(word[:n]) or n == 1)
+            lines.append(word[:cut])
+            word = word[cut:]
+        lines.append(word)
+    if len(lines) > max_lines:
+        last = lines[max_lines - 1]
+        while last and not fits(f"{last} ..."):
+            last = last.rsplit(" ", 1)[0] if " " in last else last[:-1]
+        lines = [*lines[:max_lines - 1], f"{last} ..."]
+    return lines
+
+
 def annotate(image_bgr: np.ndarray, result: Any, max_side: int | None = OUTPUT_SIDE,
              scale: float = 1.0) -> np.ndarray:
     """Draw ``result`` (a :class:`vision.pipeline.PhotoResult`) on the upright photo.
@@ -108,18 +141,33 @@ def annotate(image_bgr: np.ndarray, result: Any, max_side: int | None = OUTPUT_S
             _text_box(canvas, label, (x1, y2 + line), label_height, colour, anchor_bottom=False)
         else:
             _text_box(canvas, label, (x1, y1 - line), label_height, _WINNING if index == winning else colour)
-    _text_box(canvas, banner(result), (line * 4, line * 4), int(label_height * 1.5),
-              (40, 40, 40) if result.score is not None else (40, 40, 200), anchor_bottom=False)
+    banner_height = int(label_height * 1.5)
+    banner_colour = (40, 40, 40) if result.score is not None else (40, 40, 200)
+    margin = line * 4
+    lines = wrapped_lines(banner(result), canvas.shape[1] - 2 * margin, banner_height,
+                          max_lines=1 if max_side is None else MAX_BANNER_LINES)
+    if len(lines) > 1:
+        # A reason too long for one line goes in a strip above the photo, never over its tiles (the
+        # player reads the tiles' labels to fix them); the live window (max_side None) keeps its size.
+        step = int(banner_height * 1.45)
+        strip = np.full((margin + step * len(lines), canvas.shape[1], 3), 255, np.uint8)
+        for number, text in enumerate(lines):
+            _text_box(strip, text, (margin, margin // 2 + number * step), banner_height, banner_colour,
+                      anchor_bottom=False)
+        return np.vstack([strip, canvas])
+    _text_box(canvas, lines[0] if lines else "", (margin, margin), banner_height, banner_colour,
+              anchor_bottom=False)
     return canvas
 
 
 def banner(result: Any) -> str:
-    """The picture's one line: the total and how far to trust it. The reading's share among the legal
+    """The picture's banner: the total and how far to trust it, or why the photo was not scored
+    (drawn over as many lines as it needs, :func:`wrapped_lines`). The reading's share among the legal
     readings is shown only for a score called sure: a hand forced against the classifier, or read
     with a tile guessed, can be the only legal reading (100%) and still be wrong, and a player reads
     the figure as "the tiles are right"; such a total says "check the tiles" instead."""
     if result.score is None:
-        return f"not scored: {result.error or 'no hand'}"[:80]
+        return f"not scored: {result.error or 'no hand'}"
     score = result.score
     if not score.valid:
         return f"{score.rules}: not a valid win"

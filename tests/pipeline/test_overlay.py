@@ -12,7 +12,7 @@ import pytest
 from scoring.errors import InputError
 from vision.dataset.manifest import read_manifest
 from vision.evaluation.hands import oracle_readings
-from vision.overlay import MIN_LABEL, OUTPUT_SIDE, annotate, banner, write_image
+from vision.overlay import MIN_LABEL, OUTPUT_SIDE, annotate, banner, wrapped_lines, write_image
 from vision.pipeline import read_readings
 from vision.types import TileReading
 
@@ -49,6 +49,37 @@ def test_the_banner_gives_the_reading_share_only_for_a_score_called_sure(sample)
     assert banner(result) == f"{total} (reading {result.decoded.confidence:.0%})"
     doubtful = replace(result, report=replace(result.report, score_stable=False))
     assert banner(doubtful) == f"{total} (score uncertain: check the tiles)"
+
+
+REASON = ("not a winning hand: 11 standing tiles with 1 set(s) on the table; a complete hand has 14 "
+          "(17 with no sets laid down, 3 fewer per set); 3 tiles are missing (hidden or outside the "
+          "picture?) and only one can be inferred; sets laid behind a standing row are often hidden by "
+          "it: take the photo from higher up")
+
+
+def test_a_long_reason_is_wrapped_to_the_picture_not_cut():
+    lines = wrapped_lines(REASON, 1200, 36)
+    assert 1 < len(lines) <= 6 and " ".join(lines) == REASON
+    widths = [cv2.getTextSize(line, cv2.FONT_HERSHEY_SIMPLEX,
+                              cv2.getFontScaleFromHeight(cv2.FONT_HERSHEY_SIMPLEX, 36, 2), 3)[0][0]
+              for line in lines]
+    assert max(widths) + 6 <= 1200
+    short = wrapped_lines(REASON, 1200, 36, max_lines=2)
+    assert len(short) == 2 and short[1].endswith(" ...") and short[0] == lines[0]
+
+
+def test_a_refused_photo_gets_its_whole_reason_above_the_picture_not_over_its_tiles(sample):
+    image, result = sample
+    refused = replace(result, decoded=None, score=None, report=None, error=REASON)
+    drawn = annotate(image, refused)
+    strip = drawn.shape[0] - image.shape[0]
+    assert drawn.shape[1] == image.shape[1] and strip > 0
+    assert banner(refused) == f"not scored: {REASON}"
+    # Below the strip is the photo with its tiles' labels, and nothing drawn over its top left.
+    photo = drawn[strip:]
+    assert np.array_equal(photo[:10, :10], image[:10, :10])
+    # The live window keeps its frame size: one line there.
+    assert annotate(image, refused, max_side=None).shape == image.shape
 
 
 def _scaled(result, factor: float):
