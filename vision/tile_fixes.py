@@ -51,14 +51,15 @@ def forced(reading: TileReading, code: str) -> TileReading:
 Decode = Callable[[list[TileReading]], Any]
 
 
-def shown_codes(readings: Sequence[TileReading], decode: Decode) -> dict[int, str]:
+def shown_codes(readings: Sequence[TileReading], decode: Decode) -> tuple[dict[int, str], bool]:
     """The code the player was shown for each tile: the decoded hand's when the readings make one
-    (only the hand's tiles: discards and walls are nobody's fix), else the classifier's first choice."""
+    (only the hand's tiles: discards and walls are nobody's fix), else the classifier's first choice;
+    and whether they made one."""
     try:
         _, reading = decode(list(readings))
     except InputError:
-        return {index: tile.code for index, tile in enumerate(readings)}
-    return dict(reading.best.codes)
+        return {index: tile.code for index, tile in enumerate(readings)}, False
+    return dict(reading.best.codes), True
 
 
 def _likelihood(readings: list[TileReading], decode: Decode) -> float | None:
@@ -78,21 +79,37 @@ def apply_fixes(readings: Sequence[TileReading], fixes: Sequence[Fix],
     least surely); when no fix makes a legal hand yet (another fix may be needed), the one the
     classifier was least sure of. What the classifier gave ``true`` is not weighed: a misread the
     decoder refuses gives the true face under 1e-4, where such shares are noise (held-out render
-    900168's misread 1m gave 1m nothing, a true 7z beside it 2e-5)."""
+    900168's misread 1m gave 1m nothing, a true 7z beside it 2e-5). Fixes with which no winning hand
+    reads, where one read without them, are dropped and said so: a photo that reads is not refused
+    for a slip of the player's (``--fix back=3p`` on a concealed kong of four backs, whose face is
+    ``--kong-face``'s)."""
     fixed = list(readings)
-    shown = shown_codes(fixed, decode)
+    shown, read_as_hand = shown_codes(fixed, decode)
     taken: set[int] = set()
-    notes: list[str] = []
+    unused: list[str] = []
+    applied: list[Fix] = []
     for read, true in fixes:
         candidates = [index for index, code in sorted(shown.items()) if code == read and index not in taken]
         if not candidates:
-            notes.append(f"--fix {read}={true} not used: no tile of the hand is read as {read}")
+            unused.append(f"--fix {read}={true} not used: no tile of the hand is read as {read}")
             continue
         choice = _best_candidate(fixed, candidates, true, read, decode)
         fixed[choice] = forced(fixed[choice], true)
         taken.add(choice)
-        notes.append(f"a tile read {read} is taken as {true}, as --fix says")
-    return fixed, notes
+        applied.append((read, true))
+    if applied and read_as_hand and _likelihood(fixed, decode) is None:
+        # The photo reads as a hand, and with the fixes as none: rather than refuse the photo for
+        # what the player said, it is read as it was, and the player is told why.
+        return list(readings), [*unused, *[_unusable(read, true) for read, true in applied]]
+    taken_as = [f"a tile read {read} is taken as {true}, as --fix says" for read, true in applied]
+    return fixed, [*taken_as, *unused]
+
+
+def _unusable(read: str, true: str) -> str:
+    """Why a fix was dropped: with it, the tiles make no winning hand (they did without it)."""
+    hint = ("; the face of a concealed kong lying as backs is named with --kong-face" if read == "back"
+            else "")
+    return f"--fix {read}={true} not used: no winning hand reads with it (one reads without it){hint}"
 
 
 def _best_candidate(readings: list[TileReading], candidates: list[int], true: str, read: str,

@@ -78,6 +78,14 @@ def test_a_fix_no_tile_answers_to_is_reported_unused_and_changes_nothing():
     assert "--fix 3z=1m not used: no tile of the hand is read as 3z" in result.warnings
 
 
+def test_a_fix_with_which_no_winning_hand_reads_is_dropped_and_the_photo_read_as_it_was():
+    plain = _read({})
+    result = _read({}, CONCEALED, "2z=9p")
+    assert result.hand == plain.hand
+    assert ("--fix 2z=9p not used: no winning hand reads with it (one reads without it)"
+            in result.warnings)
+
+
 def test_fixes_are_kept_with_the_other_named_tiles():
     named = named_tiles(["5z"], "3m", ["7z=1m", "2f=6f"])
     assert named == NamedTiles(("5z",), "3m", (("7z", "1m"), ("2f", "6f")))
