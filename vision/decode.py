@@ -106,6 +106,15 @@ class _Variable:
     options: tuple[_Option, ...]
 
 
+class UnbelievedReadingError(InputError):
+    """The nearest winning hand needs changes too unlikely or too many to believe; ``fixes`` are the
+    ``--fix`` (READ, TRUE) pairs that would read it so, for a player or a tool to offer."""
+
+    def __init__(self, message: str, fixes: tuple[tuple[str, str], ...]) -> None:
+        super().__init__(message)
+        self.fixes = fixes
+
+
 @dataclass(frozen=True)
 class TileChange:
     """A tile whose decoded code differs from the classifier's first choice."""
@@ -575,14 +584,16 @@ def _changes(readings: list[TileReading], layout: Layout, best: LegalReading) ->
     ratio = math.prod(max(c.decoded_probability, FLOOR) / max(c.top1_probability, FLOOR) for c in changes)
     listed = ", ".join(f"tile {c.index + 1} {c.top1} -> {c.decoded} ({c.decoded_probability:.0%})"
                        for c in changes[:6])
-    fixes = " ".join(f"--fix {c.top1}={c.decoded}" for c in changes[:6])
+    pairs = tuple((c.top1, c.decoded) for c in changes)
+    fixes = " ".join(f"--fix {top1}={decoded}" for top1, decoded in pairs[:6])
+    advice = f"if the tiles are so, say it: {fixes}"
     if ratio < MIN_LIKELIHOOD_RATIO:
-        raise InputError("not a winning hand as read: the nearest winning hand needs changes the "
-                         f"classifier finds unlikely ({listed}); if the tiles are so, say it: {fixes}")
+        raise UnbelievedReadingError("not a winning hand as read: the nearest winning hand needs changes "
+                                     f"the classifier finds unlikely ({listed}); {advice}", pairs)
     if len(changes) > MAX_CHANGES:
-        raise InputError(f"not a winning hand as read: the nearest winning hand reads {len(changes)} tiles "
-                         f"otherwise than the classifier, too many to trust ({listed}); if the tiles are "
-                         f"so, say it: {fixes}")
+        raise UnbelievedReadingError(f"not a winning hand as read: the nearest winning hand reads "
+                                     f"{len(changes)} tiles otherwise than the classifier, too many to "
+                                     f"trust ({listed}); {advice}", pairs)
     return changes
 
 

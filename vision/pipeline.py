@@ -126,6 +126,7 @@ class PhotoResult:
     error: str | None = None
     timings: dict[str, float] = field(default_factory=dict)
     named: NamedTiles = NOTHING_NAMED  # what the player named that no photo shows
+    suggested_fixes: tuple[tuple[str, str], ...] = ()  # for a refused photo: the --fix pairs that read it
 
     def tile_group(self) -> dict[int, int]:
         """Reading index -> group number (position in the decoded groups)."""
@@ -173,15 +174,21 @@ class PhotoResult:
         document["assumed"] = list(self.assumed)
         if self.error is not None:
             document["error"] = self.error
+        if self.suggested_fixes:
+            document["suggested_fixes"] = [f"{read}={true}" for read, true in self.suggested_fixes]
         return document
 
 
 class PhotoReadError(InputError):
     """A photo whose tiles were found but do not make a hand; carries the readings for batch output."""
 
-    def __init__(self, message: str, readings: list[TileReading]) -> None:
+    def __init__(self, message: str, readings: list[TileReading],
+                 suggested_fixes: tuple[tuple[str, str], ...] = ()) -> None:
         super().__init__(message)
         self.readings = readings
+        #: The ``--fix`` pairs that would read the photo as the nearest winning hand, where the
+        #: decoder named them (``vision.decode.UnbelievedReadingError``).
+        self.suggested_fixes = suggested_fixes
         #: The stages' seconds up to the refusal (the photo benchmark times refusals too).
         self.timings: dict[str, float] = {}
 
@@ -742,7 +749,7 @@ class PhotoPipeline:
                 result = self._read_last_resort(readings, classify, image=str(path), rules=rules, table=table,
                                                 context=context, read_flowers=read_flowers, named=named)
             if result is None:
-                failure = PhotoReadError(str(error), readings)
+                failure = PhotoReadError(str(error), readings, getattr(error, "fixes", ()))
                 failure.timings = {**timings, "total": time.perf_counter() - started}
                 raise failure from None
         result.timings = {**timings, **result.timings, "total": time.perf_counter() - started}
@@ -828,8 +835,11 @@ def read_photo(path: str | Path, rules: Any = None, table: Any = None, context: 
 
 
 def failed_result(image: str, error: InputError, readings: list[TileReading] | None = None) -> PhotoResult:
-    """The JSON-mode answer for a photo that could not be read: the error, as a warning too."""
-    return PhotoResult(image=image, readings=readings or [], error=str(error), warnings=[str(error)])
+    """The JSON-mode answer for a photo that could not be read: the error, as a warning too, and the
+    fixes that would read it where the decoder named them."""
+    fixes = getattr(error, "suggested_fixes", None) or getattr(error, "fixes", ())
+    return PhotoResult(image=image, readings=readings or [], error=str(error), warnings=[str(error)],
+                       suggested_fixes=tuple(fixes))
 
 
 __all__ = ["GroupRole", "PhotoPipeline", "PhotoReadError", "PhotoResult", "read_photo", "read_readings"]

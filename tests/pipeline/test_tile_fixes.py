@@ -9,6 +9,7 @@ import pytest
 from hand_scenes import lay_out
 
 from scoring.errors import InputError
+from vision.decode import UnbelievedReadingError
 from vision.named_tiles import NamedTiles, named_tiles
 from vision.pipeline import read_readings
 from vision.tile_fixes import parse_fix
@@ -45,8 +46,9 @@ def test_a_malformed_fix_is_refused_in_one_line(text, reason):
 
 def test_a_sure_misread_is_refused_with_the_fix_that_would_read_it():
     # The 6s (position 5) read as 9m, sure: the one legal hand needs a change too unlikely to make.
-    with pytest.raises(InputError, match=r"say it: --fix 9m=6s"):
+    with pytest.raises(UnbelievedReadingError, match=r"say it: --fix 9m=6s") as caught:
         _read({5: ("9m", 0.99999)})
+    assert caught.value.fixes == (("9m", "6s"),)
 
 
 def test_the_fix_reads_the_hand_as_the_player_says():
@@ -102,6 +104,8 @@ def test_the_cli_reads_a_refused_render_once_the_player_fixes_its_winning_tile(t
     path, record = held_out_render(900168, tmp_path)
     assert main(["photo", str(path)]) == 2
     assert "--fix 7z=1m" in capsys.readouterr().err
+    assert main(["photo", str(path), "--json"]) == 2  # a tool gets the fix as data
+    assert json.loads(capsys.readouterr().out)["suggested_fixes"] == ["7z=1m"]
     assert main(["photo", str(path), "--json", "--fix", "7z=1m"]) == 0
     hand = json.loads(capsys.readouterr().out)["hand"]
     truth = record.hand
