@@ -582,19 +582,22 @@ def _changes(readings: list[TileReading], layout: Layout, best: LegalReading) ->
         changes.append(TileChange(i, top1, readings[i].confidence, code,
                                   readings[i].probability_of(code, FLOOR)))
     ratio = math.prod(max(c.decoded_probability, FLOOR) / max(c.top1_probability, FLOOR) for c in changes)
+    if ratio < MIN_LIKELIHOOD_RATIO:
+        raise _unbelieved("needs changes the classifier finds unlikely", changes)
+    if len(changes) > MAX_CHANGES:
+        raise _unbelieved(f"reads {len(changes)} tiles otherwise than the classifier, too many to trust",
+                          changes)
+    return changes
+
+
+def _unbelieved(why: str, changes: list[TileChange]) -> UnbelievedReadingError:
+    """The refusal of a reading whose ``changes`` are not believed, naming them and their fixes."""
     listed = ", ".join(f"tile {c.index + 1} {c.top1} -> {c.decoded} ({c.decoded_probability:.0%})"
                        for c in changes[:6])
     pairs = tuple((c.top1, c.decoded) for c in changes)
     fixes = " ".join(f"--fix {top1}={decoded}" for top1, decoded in pairs[:6])
-    advice = f"if the tiles are so, say it: {fixes}"
-    if ratio < MIN_LIKELIHOOD_RATIO:
-        raise UnbelievedReadingError("not a winning hand as read: the nearest winning hand needs changes "
-                                     f"the classifier finds unlikely ({listed}); {advice}", pairs)
-    if len(changes) > MAX_CHANGES:
-        raise UnbelievedReadingError(f"not a winning hand as read: the nearest winning hand reads "
-                                     f"{len(changes)} tiles otherwise than the classifier, too many to "
-                                     f"trust ({listed}); {advice}", pairs)
-    return changes
+    return UnbelievedReadingError(f"not a winning hand as read: the nearest winning hand {why} ({listed}); "
+                                  f"if the tiles are so, say it: {fixes}", pairs)
 
 
 #: Start of the layout's warning that no winning tile is shown (``vision.layout._winning_tile``).

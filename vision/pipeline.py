@@ -66,7 +66,7 @@ from vision.row_completion import overlaps_a_tile
 from vision.second_looks import read_flowers_again, read_with_second_looks
 from vision.sideways_cut import second_cuts
 from vision.stray_flowers import ReadFlowers, maybe_flowers
-from vision.tile_fixes import apply_fixes
+from vision.tile_fixes import apply_fixes, forced
 from vision.turned_faces import Classify
 from vision.types import Detection, GroupRole, Layout, TileReading
 from vision.upright_faces import with_false_turns_undone
@@ -524,7 +524,7 @@ def _winning_tile_read_as_named(readings: list[TileReading], decoded: Decoded, w
     shown = decoded[1].winning_index if decoded[1].winning_known else None
     if shown is None or winning in decoded[1].hand["concealed"]:
         return readings, decoded, []
-    named_readings = [replace(reading, candidates=((winning, 1.0),)) if index == shown else reading
+    named_readings = [forced(reading, winning) if index == shown else reading
                       for index, reading in enumerate(readings)]
     try:
         again = decode(named_readings)
