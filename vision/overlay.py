@@ -45,11 +45,15 @@ def confidence_colour(confidence: float) -> tuple[int, int, int]:
     return (40, 40, 230)
 
 
+def _font(height: int) -> tuple[float, int]:
+    """The font scale and stroke thickness of text ``height`` pixels tall (labels and banner alike)."""
+    return cv2.getFontScaleFromHeight(FONT, max(6, height), 2), max(1, height // 12)
+
+
 def _text_box(image: np.ndarray, text: str, origin: tuple[int, int], height: int,
               colour: tuple[int, int, int], anchor_bottom: bool = True) -> None:
     """White text on a filled box of ``colour``; ``origin`` is its bottom-left (or top-left)."""
-    scale = cv2.getFontScaleFromHeight(FONT, max(6, height), 2)
-    thickness = max(1, height // 12)
+    scale, thickness = _font(height)
     (width, text_height), baseline = cv2.getTextSize(text, FONT, scale, thickness)
     x, y = origin
     x = int(min(max(0, x), max(0, image.shape[1] - width - 6)))
@@ -68,8 +72,7 @@ def wrapped_lines(text: str, max_width: int, height: int, max_lines: int = MAX_B
     """``text`` broken at spaces into lines that each fit ``max_width`` pixels at ``height`` (as
     :func:`_text_box` draws them), at most ``max_lines`` of them: a refusal's reason is the one thing
     a player needs to read on the picture, and one long line ran off its edge."""
-    scale = cv2.getFontScaleFromHeight(FONT, max(6, height), 2)
-    thickness = max(1, height // 12)
+    scale, thickness = _font(height)
 
     def fits(line: str) -> bool:
         return cv2.getTextSize(line, FONT, scale, thickness)[0][0] + 6 <= max_width
@@ -80,7 +83,7 @@ def wrapped_lines(text: str, max_width: int, height: int, max_lines: int = MAX_B
             lines[-1] = f"{lines[-1]} {word}"
             continue
         while not fits(word) and len(word) > 1:  # a word wider than the picture is cut
-            cut = next(n for n in range(len(word) - 1, 0, -1) if fits(word[:n]) or n == 1)
+            cut = max((n for n in range(1, len(word)) if fits(word[:n])), default=1)
             lines.append(word[:cut])
             word = word[cut:]
         lines.append(word)
