@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from vision.decode import DecodedGroup, HandReading, LegalReading
+from vision.tile_places import tile_place
 from vision.types import TileReading
 from vision.unseen import UnseenTile
 
@@ -100,9 +101,11 @@ def score_reading(hand: dict[str, Any], context: dict[str, Any], rules: Any, tab
     return score_hand(hand_from_json({**hand, "context": context}), rules=rules, table=table)
 
 
-def _describe(best: LegalReading, other: LegalReading) -> str:
-    changed = [f"tile {i + 1} {best.codes[i]} -> {code}" for i, code in sorted(other.codes.items())
-               if best.codes.get(i) != code]
+def _describe(best: LegalReading, other: LegalReading, readings: list[TileReading],
+              winning_index: int | None) -> str:
+    """How ``other`` differs from ``best``, each tile named by its place in the hand."""
+    changed = [f"{best.codes[i]} -> {code} ({tile_place(i, best.groups, readings, winning_index)})"
+               for i, code in sorted(other.codes.items()) if best.codes.get(i) != code]
     if best.unseen != other.unseen:
         changed.append(f"unseen tile {other.unseen}")
     if best.hand["winning_tile"] != other.hand["winning_tile"]:
@@ -183,7 +186,8 @@ class _RunnersUp:
 
 
 def _scored_runners_up(decoded: HandReading, best_total: Any, context: dict[str, Any], rules: Any,
-                       table: Any, reported: LegalReading, winning_tile: str | None = None) -> _RunnersUp:
+                       table: Any, reported: LegalReading, readings: list[TileReading],
+                       winning_tile: str | None = None) -> _RunnersUp:
     """The decoder's legal runners-up that are plausible (REPORT_SHARE) and score another total than the
     reported reading, described by how they differ from it, and the share of those that score the
     same. Each is scored with the winning tile the player named (``winning_tile``) where it holds
@@ -204,8 +208,8 @@ def _scored_runners_up(decoded: HandReading, best_total: Any, context: dict[str,
         else:
             report = score_reading(hand, context, rules, table)
         if report.total != best_total:
-            changing.append(ScoredAlternative(_describe(reported, other), share, report.total,
-                                              bool(report.valid), hand))
+            description = _describe(reported, other, readings, decoded.winning_index)
+            changing.append(ScoredAlternative(description, share, report.total, bool(report.valid), hand))
         else:
             agreeing += share
     return _RunnersUp(changing, agreeing)
@@ -237,7 +241,8 @@ def build_report(readings: list[TileReading], decoded: HandReading, best_total: 
                        "tiles": list(group.codes), "confidence": round(group.probability, 4)})
     completions = list(unseen_alternatives or [])
     reported = reported or decoded.best
-    runners_up = _scored_runners_up(decoded, best_total, context, rules, table, reported, winning_tile)
+    runners_up = _scored_runners_up(decoded, best_total, context, rules, table, reported, readings,
+                                    winning_tile)
     kong_alternatives = list(kong_alternatives or [])
     alternatives = list(winning_alternatives or []) + completions + kong_alternatives + runners_up.changing
     # Unstable when the winning tile or an unseen tile is a guess that changes the total (the winning

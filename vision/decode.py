@@ -35,6 +35,7 @@ from scoring.shapes import is_standard_complete
 from scoring.tiles import BACK, FLOWER_CODES, SET_TILE_CODES, is_suited, next_in_suit, sorted_codes
 from vision.layout import back_mass
 from vision.packed_tallies import Limit, pack, unpack
+from vision.tile_places import tile_place
 from vision.types import GroupRole, Layout, TileReading
 from vision.unseen import UNSEEN_LOG_PRIOR, UnseenTile, unseen_codes, unseen_tiles
 
@@ -117,18 +118,24 @@ class UnbelievedReadingError(InputError):
 
 @dataclass(frozen=True)
 class TileChange:
-    """A tile whose decoded code differs from the classifier's first choice."""
+    """A tile whose decoded code differs from the classifier's first choice; ``place`` says where it
+    lies in words a player can find (``vision.tile_places``), since ``index`` means nothing to one."""
 
     index: int
     top1: str
     top1_probability: float
     decoded: str
     decoded_probability: float
+    place: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"tile": self.index, "from": self.top1, "to": self.decoded,
+        return {"tile": self.index, "place": self.place, "from": self.top1, "to": self.decoded,
                 "from_confidence": round(self.top1_probability, 4),
                 "to_confidence": round(self.decoded_probability, 4)}
+
+    def describe(self) -> str:
+        """``2f -> 7f (flower 2 of 3 from the left)``."""
+        return f"{self.top1} -> {self.decoded}" + (f" ({self.place})" if self.place else "")
 
 
 @dataclass(frozen=True)
@@ -580,7 +587,8 @@ def _changes(readings: list[TileReading], layout: Layout, best: LegalReading) ->
         if i in layout.ignored or code == top1:
             continue
         changes.append(TileChange(i, top1, readings[i].confidence, code,
-                                  readings[i].probability_of(code, FLOOR)))
+                                  readings[i].probability_of(code, FLOOR),
+                                  tile_place(i, best.groups, readings, layout.winning_index)))
     ratio = math.prod(max(c.decoded_probability, FLOOR) / max(c.top1_probability, FLOOR) for c in changes)
     if ratio < MIN_LIKELIHOOD_RATIO:
         raise _unbelieved("needs changes the classifier finds unlikely", changes)
@@ -592,8 +600,8 @@ def _changes(readings: list[TileReading], layout: Layout, best: LegalReading) ->
 
 def _unbelieved(why: str, changes: list[TileChange]) -> UnbelievedReadingError:
     """The refusal of a reading whose ``changes`` are not believed, naming them and their fixes."""
-    listed = ", ".join(f"tile {c.index + 1} {c.top1} -> {c.decoded} ({c.decoded_probability:.0%})"
-                       for c in changes[:6])
+    listed = ", ".join(f"{c.top1} -> {c.decoded} ({c.decoded_probability:.0%}"
+                       + (f", {c.place})" if c.place else ")") for c in changes[:6])
     pairs = tuple((c.top1, c.decoded) for c in changes)
     fixes = " ".join(f"--fix {top1}={decoded}" for top1, decoded in pairs[:6])
     return UnbelievedReadingError(f"not a winning hand as read: the nearest winning hand {why} ({listed}); "
@@ -612,8 +620,8 @@ def _warnings(layout: Layout, best: LegalReading, changes: list[TileChange]) -> 
     unseen_wins = best.unseen is not None and layout.winning_index is None
     warnings = [w for w in layout.warnings if not (unseen_wins and w.startswith(_NO_WINNER_SHOWN))]
     if changes:
-        warnings.append("the first reading was not a legal winning hand; changed " + ", ".join(
-            f"tile {c.index + 1} {c.top1} -> {c.decoded}" for c in changes))
+        warnings.append("the first reading was not a legal winning hand; changed "
+                        + ", ".join(c.describe() for c in changes))
     return warnings
 
 

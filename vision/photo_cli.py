@@ -83,9 +83,9 @@ def format_result(result: Any) -> str:
     if unseen is not None and not unseen.winning:
         lines.append("  one standing tile is not in the photo and was inferred (see the warning)")
     for change in decoded.changes:
-        lines.append(f"  corrected: tile {change.index + 1} read {change.top1} "
-                     f"({change.top1_probability:.0%}) -> {change.decoded} "
-                     f"({change.decoded_probability:.0%}) to make a legal hand")
+        where = f"{change.place}: " if change.place else ""
+        lines.append(f"  corrected: {where}read {change.top1} ({change.top1_probability:.0%}) "
+                     f"-> {change.decoded} ({change.decoded_probability:.0%}) to make a legal hand")
     if result.assumed:
         lines.append("  assumed (not given by flags or --table): " + "; ".join(result.assumed))
     lines.append("")

@@ -41,7 +41,7 @@ def test_misread_standing_tile_is_corrected_to_the_legal_reading():
     _, decoded = _decode(scene, misread={0: ("1p", 0.7)})
     assert same_hand(decoded.hand, TRUTH)
     assert [(c.index, c.top1, c.decoded) for c in decoded.changes] == [(0, "1p", "1m")]
-    assert any("changed tile 1 1p -> 1m" in w for w in decoded.warnings)
+    assert any("changed 1p -> 1m (standing tile 1 of 10 from the left)" in w for w in decoded.warnings)
 
 
 def test_misread_exposed_tile_must_make_a_legal_set():
@@ -148,7 +148,9 @@ def test_pipeline_scores_the_decoded_hand_like_the_scorer_scores_the_truth():
     document = result.to_json()
     assert document["score"]["total"] == expected.total
     assert [t["code"] for t in document["tiles"]] == scene.truth_codes()
-    assert document["changes"] == [{"tile": 0, "from": "1p", "to": "1m", "from_confidence": 0.7,
+    # Turned 140 degrees, the row's first tile is the picture's last.
+    assert document["changes"] == [{"tile": 0, "place": "standing tile 10 of 10 from the left",
+                                    "from": "1p", "to": "1m", "from_confidence": 0.7,
                                     "to_confidence": pytest.approx(0.24)}]
     assert document["assumed"] == []
     roles = [t["role"] for t in document["tiles"]]
