@@ -7,6 +7,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+from hand_scenes import LONG, SHORT, SceneTile, lay_out
 
 from scoring.errors import InputError
 from vision.dataset.manifest import read_manifest
@@ -64,3 +65,26 @@ def test_a_tile_of_the_row_wrongly_flagged_sideways_does_not_take_the_win(name):
     result = read_readings(readings, context=record.hand["context"], infer_unseen=True)
     assert result.decoded.unseen is None
     assert same_hand(result.hand, record.hand)
+
+
+
+def test_a_row_two_short_is_not_laid_out_again_for_each_tile_near_it(monkeypatch):
+    """One tile more cannot make a row two short whole: a photo of no hand (a rack of 15) must not
+    be laid out and decoded again for every tile beside it (a real table photo took 29 s so)."""
+    import vision.pipeline as pipeline
+
+    row = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "1z", "2z", "2z", "3z"]
+    scene = lay_out(row, [], [], None)
+    scene.tiles.append(SceneTile("3z", 7 * SHORT, LONG * 1.4))  # lying flat in front of the row
+    readings = scene.readings(angle_degrees=10)
+    calls = []
+    real = pipeline.layout_candidates
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "layout_candidates", counted)
+    with pytest.raises(InputError, match="2 tiles are missing"):
+        read_readings(readings, infer_unseen=True)
+    assert len(calls) == 1  # the photo's own layouts, and no retry with the tile in front turned
