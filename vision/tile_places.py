@@ -48,8 +48,7 @@ def tile_place(index: int, groups: Sequence[_Group], readings: Sequence[TileRead
 
 
 def _centre(reading: TileReading) -> np.ndarray:
-    x1, y1, x2, y2 = reading.detection.box
-    return np.array([(x1 + x2) / 2, (y1 + y2) / 2])
+    return np.array(reading.detection.center)
 
 
 def _position(indices: Sequence[int], readings: Sequence[TileReading], axis: np.ndarray) -> float:
