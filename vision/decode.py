@@ -133,9 +133,12 @@ class TileChange:
                 "from_confidence": round(self.top1_probability, 4),
                 "to_confidence": round(self.decoded_probability, 4)}
 
-    def describe(self) -> str:
-        """``2f -> 7f (flower 2 of 3 from the left)``."""
-        return f"{self.top1} -> {self.decoded}" + (f" ({self.place})" if self.place else "")
+    def describe(self, with_probability: bool = False) -> str:
+        """``2f -> 7f (flower 2 of 3 from the left)``; with the decoded code's probability first,
+        ``2f -> 7f (10%, flower 2 of 3 from the left)``."""
+        notes = [f"{self.decoded_probability:.0%}"] if with_probability else []
+        notes += [self.place] if self.place else []
+        return f"{self.top1} -> {self.decoded}" + (f" ({', '.join(notes)})" if notes else "")
 
 
 @dataclass(frozen=True)
@@ -600,8 +603,7 @@ def _changes(readings: list[TileReading], layout: Layout, best: LegalReading) ->
 
 def _unbelieved(why: str, changes: list[TileChange]) -> UnbelievedReadingError:
     """The refusal of a reading whose ``changes`` are not believed, naming them and their fixes."""
-    listed = ", ".join(f"{c.top1} -> {c.decoded} ({c.decoded_probability:.0%}"
-                       + (f", {c.place})" if c.place else ")") for c in changes[:6])
+    listed = ", ".join(c.describe(with_probability=True) for c in changes[:6])
     pairs = tuple((c.top1, c.decoded) for c in changes)
     fixes = " ".join(f"--fix {top1}={decoded}" for top1, decoded in pairs[:6])
     return UnbelievedReadingError(f"not a winning hand as read: the nearest winning hand {why} ({listed}); "
