@@ -65,6 +65,18 @@ def test_honesty_counts_what_the_player_is_told():
     assert unanswered["score_right_when_called_sure"] is None
 
 
+def test_the_slow_tail_is_reported_beside_the_median():
+    """A photo that reads only after the second looks keeps the player waiting: p90 and max show it."""
+    outcomes = [HandOutcome(image=f"{i}.jpg", exact=True, exact_visible=True, score_agrees=True, tiles=17,
+                            tiles_correct=17, seconds=seconds)
+                for i, seconds in enumerate([0.1] * 9 + [5.0])]
+    document = HandsReport("tail", outcomes).to_json()
+    assert document["median_seconds"] == 0.1
+    assert document["p90_seconds"] == 0.59  # a tenth of the way from the ninth photo to the tenth
+    assert document["max_seconds"] == 5.0
+    assert HandsReport("empty", []).to_json()["max_seconds"] is None
+
+
 def test_boxes_only_oracle_readings_leave_out_the_labelled_outlines():
     records = read_manifest(SAMPLES / "manifest.jsonl")
     outlined = [r for r in records if any(t.quad is not None for t in r.tiles)]

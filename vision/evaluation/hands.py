@@ -102,6 +102,11 @@ class HandsReport:
             """The share of hands with the property (None when the manifest holds no hands)."""
             return round(float(np.mean(values)), 4) if values else None
 
+        def seconds(percentile: float) -> float | None:
+            """A percentile of the time each photo took (None for an empty manifest)."""
+            times = [o.seconds for o in outcomes]
+            return round(float(np.percentile(times, percentile)), 3) if times else None
+
         tiles = sum(o.tiles for o in outcomes)
         answered = [o for o in hands if o.answered]
         sure = [o for o in answered if o.called_sure]
@@ -127,7 +132,10 @@ class HandsReport:
             "failed_images": sum(1 for o in outcomes if o.error),
             "errors": dict(errors.most_common(8)),
             "failure_causes": {cause: causes[cause] for cause in CAUSES if causes[cause]},
-            "median_seconds": round(float(np.median([o.seconds for o in outcomes])), 3) if outcomes else None,
+            "median_seconds": seconds(50),
+            # The slow tail is what a player waits for on a photo that does not read at first look.
+            "p90_seconds": seconds(90),
+            "max_seconds": seconds(100),
             # With --player-fixes: hands the player fixed tiles of, and the fixes given in all.
             "hands_fixed": sum(1 for o in hands if o.fixes),
             "fixes_given": sum(o.fixes for o in hands),
@@ -417,7 +425,7 @@ def per_hand(reports: list[HandsReport]) -> dict[str, dict[str, dict[str, Any]]]
                                                 "readable": o.readable, "error": o.error,
                                                 "cause": o.cause, "wrong": o.wrong,
                                                 "warnings": o.warnings, "corrections": o.corrections,
-                                                "fixes": o.fixes}
+                                                "fixes": o.fixes, "seconds": round(o.seconds, 3)}
                           for o in report.outcomes}
             for report in reports}
 
