@@ -102,9 +102,10 @@ class HandsReport:
             """The share of hands with the property (None when the manifest holds no hands)."""
             return round(float(np.mean(values)), 4) if values else None
 
+        times = [o.seconds for o in outcomes]
+
         def seconds(percentile: float) -> float | None:
             """A percentile of the time each photo took (None for an empty manifest)."""
-            times = [o.seconds for o in outcomes]
             return round(float(np.percentile(times, percentile)), 3) if times else None
 
         tiles = sum(o.tiles for o in outcomes)
