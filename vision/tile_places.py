@@ -8,11 +8,13 @@ when the row runs down the picture), and sets are numbered the same way.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
 
+from vision.layout import estimate_row_direction
 from vision.types import GroupRole, TileReading
 
 
@@ -66,11 +68,8 @@ def _hand_axis(groups: Sequence[_Group], readings: Sequence[TileReading]) -> tup
     rows = (g.tile_indices for g in groups if g.role is GroupRole.CONCEALED and len(g.tile_indices) > 1)
     row = next(rows, ())
     indices = row or tuple(i for g in groups for i in g.tile_indices)
-    axis = np.array([1.0, 0.0])
-    if len(indices) > 1:
-        centres = np.array([_centre(readings[i]) for i in indices])
-        _, _, vt = np.linalg.svd(centres - centres.mean(axis=0), full_matrices=False)
-        axis = vt[0]
+    angle = estimate_row_direction(np.array([_centre(readings[i]) for i in indices]))
+    axis = np.array([math.cos(angle), math.sin(angle)])
     if abs(axis[0]) >= abs(axis[1]):
         return (axis if axis[0] > 0 else -axis), "from the left"
     return (axis if axis[1] > 0 else -axis), "from the top"
