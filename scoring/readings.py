@@ -45,11 +45,6 @@ class Group:
         self.hidden = hidden
         self.winning = winning
 
-    @property
-    def is_pung(self) -> bool:
-        """Pungs and kongs alike (every seed counts a kong as a pung, A-GEN-5)."""
-        return self.kind == "pung" or self.kind == "kong"
-
     def describe(self) -> str:
         body = "".join(str(rank_of(t)) for t in self.tiles) + self.suit
         if self.exposed:
@@ -91,14 +86,6 @@ class Reading:
     def memo(self) -> dict:
         """Scratch space for detectors that share a derived value within one reading."""
         return self._cache
-
-    @property
-    def sets(self) -> list[Group]:
-        return [g for g in self.groups if g.kind in ("chow", "pung", "kong")]
-
-    @property
-    def winning_group(self) -> Group | None:
-        return next((g for g in self.groups if g.winning), None)
 
     def describe(self) -> str:
         """The reading as a player would lay it out: ``[..]`` exposed, ``(..)`` concealed kong,

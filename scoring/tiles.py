@@ -94,18 +94,6 @@ def is_suited(code: str) -> bool:
     return code in _SUITED
 
 
-def is_honour(code: str) -> bool:
-    return code in _HONOURS
-
-
-def is_wind(code: str) -> bool:
-    return code in WIND_CODES
-
-
-def is_dragon(code: str) -> bool:
-    return code in DRAGON_CODES
-
-
 def is_flower(code: str) -> bool:
     """Flowers and seasons alike (bonus tiles, never part of a set)."""
     return code in _FLOWERS
@@ -139,11 +127,6 @@ def flower_seat(code: str) -> int:
 
 def is_season(code: str) -> bool:
     return is_flower(code) and rank_of(code) >= 5
-
-
-def wind_for_seat(seat: int) -> str:
-    """Wind tile code of seat ``seat`` (1 = East)."""
-    return WIND_CODES[seat - 1]
 
 
 def next_in_suit(code: str, step: int = 1) -> str | None:

@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.evaluation.detection import TruthImage, labelled_region_mask, load_table_photos
+from vision.evaluation.detection import TruthImage, labelled_region_mask
 from vision.geometry import outline_edges
 from vision.models.detector import canonical_up
 from vision.training.detector_model import STRIDE
@@ -60,11 +60,6 @@ def samples_from_truth(images: list[TruthImage]) -> list[DetectorSample]:
             partly_boxed=True,
         ))
     return samples
-
-
-def load_real_samples(root: Path, split: str) -> list[DetectorSample]:
-    """Real table photos of one split (``train`` / ``val``), see ``table_photo_split``."""
-    return samples_from_truth(load_table_photos(root, split=split))
 
 
 #: Synthetic scenes are rendered at 640x480: training views scale every image to a 512 longest side
