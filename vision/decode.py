@@ -36,7 +36,7 @@ from scoring.tiles import BACK, FLOWER_CODES, SET_TILE_CODES, is_suited, next_in
 from vision.layout import back_mass
 from vision.packed_tallies import Limit, pack, unpack
 from vision.tile_places import tile_place
-from vision.types import GroupRole, Layout, TileReading
+from vision.types import DecodedGroup, GroupRole, Layout, LegalReading, TileReading
 from vision.unseen import UNSEEN_LOG_PRIOR, UnseenTile, unseen_codes, unseen_tiles
 
 #: Probability given to a code the classifier did not list among its top-k.
@@ -139,37 +139,6 @@ class TileChange:
         notes = [f"{self.decoded_probability:.0%}"] if with_probability else []
         notes += [self.place] if self.place else []
         return f"{self.top1} -> {self.decoded}" + (f" ({', '.join(notes)})" if notes else "")
-
-
-@dataclass(frozen=True)
-class DecodedGroup:
-    """One set or part of the decoded hand: its tiles (reading indices), their codes and its role."""
-
-    role: GroupRole
-    tile_indices: tuple[int, ...]
-    codes: tuple[str, ...]
-    kind: str | None
-    probability: float
-
-
-@dataclass(frozen=True)
-class LegalReading:
-    """One legal whole-hand reading: per-tile codes, the groups, the hand JSON, its probability.
-
-    ``unseen`` is the code read for the tile the photo does not show (in ``hand`` only: it has no
-    reading index, so it is in neither ``codes`` nor ``groups``), or None when every tile is seen.
-    """
-
-    codes: dict[int, str]
-    groups: tuple[DecodedGroup, ...]
-    hand: dict[str, Any]
-    probability: float
-    unseen: str | None = None
-
-    def key(self) -> str:
-        hand = self.hand
-        melds = sorted((m["kind"], tuple(m["tiles"]), m["concealed"]) for m in hand["melds"])
-        return repr((hand["concealed"], melds, hand["flowers"], hand["winning_tile"]))
 
 
 @dataclass

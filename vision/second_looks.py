@@ -10,9 +10,11 @@ through :func:`read_with_second_looks`, then finish it with :func:`read_flowers_
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
 from scoring.errors import InputError
+from vision.confidence import ConfidenceReport
+from vision.decode import HandReading
 from vision.flower_pairs import read_with_flower_pairs_cut
 from vision.front_tile import read_with_front_tile_cut, shows_the_winning_tile
 from vision.half_tiles import PART_WARNING, without_one_part
@@ -25,12 +27,22 @@ from vision.turned_faces import Classify, read_with_turned_face
 from vision.types import TileReading
 from vision.unseen import TileCountError
 
-if TYPE_CHECKING:
-    from vision.pipeline import PhotoResult
+
+class HandResult(Protocol):
+    """What a second look needs of a whole reading of the hand (the photo's is
+    ``vision.pipeline.PhotoResult``): how it decoded, its confidence report and its warnings."""
+
+    decoded: HandReading | None
+    report: ConfidenceReport | None
+    warnings: list[str]
 
 
-def read_flowers_again(result: PhotoResult, classify: Classify | None, read_flowers: ReadFlowers,
-                       read: Callable[[list[TileReading]], PhotoResult]) -> PhotoResult:
+#: The reading's own type, handed back as ``read`` made it.
+Result = TypeVar("Result", bound=HandResult)
+
+
+def read_flowers_again(result: Result, classify: Classify | None, read_flowers: ReadFlowers,
+                       read: Callable[[list[TileReading]], Result]) -> Result:
     """A hand that reads, read again with the flower model's second looks: tiles left out beside it
     that it is sure are flowers (``vision.stray_flowers``), then two flowers side by side found as
     one outline cut apart (``vision.flower_pairs``; needs ``classify``). The photo and the live mode
@@ -42,8 +54,8 @@ def read_flowers_again(result: PhotoResult, classify: Classify | None, read_flow
 
 
 def read_with_second_looks(readings: list[TileReading], classify: Classify,
-                           read: Callable[[list[TileReading]], PhotoResult],
-                           cut_merged: bool = True) -> PhotoResult:
+                           read: Callable[[list[TileReading]], Result],
+                           cut_merged: bool = True) -> Result:
     """The hand as the detector saw the tiles, or with a sideways tile it missed found by its turned
     face (``vision.turned_faces.read_with_turned_face``). If the tile count makes no hand, two tiles
     side by side that are one face's halves (``vision.sideways_halves``) are joined, or one tile too
@@ -84,7 +96,7 @@ def read_with_second_looks(readings: list[TileReading], classify: Classify,
 
 
 def _read_with_mended_tiles(readings: list[TileReading], classify: Classify,
-                            read: Callable[[list[TileReading]], PhotoResult]) -> PhotoResult:
+                            read: Callable[[list[TileReading]], Result]) -> Result:
     try:
         result = read_with_turned_face(readings, classify, read)
     except TileCountError as error:
@@ -96,8 +108,8 @@ def _read_with_mended_tiles(readings: list[TileReading], classify: Classify,
     return read_with_standing_halves_joined(result, readings, classify, read)
 
 
-def read_without_a_part(readings: list[TileReading], read: Callable[[list[TileReading]], PhotoResult],
-                        failure: InputError) -> PhotoResult:
+def read_without_a_part(readings: list[TileReading], read: Callable[[list[TileReading]], Result],
+                        failure: InputError) -> Result:
     """A hand that does not read, read again without each small detection lying on a bigger tile
     (``vision.half_tiles``); the first reading that makes a whole hand with every tile seen, else
     the ``failure``."""
@@ -112,7 +124,7 @@ def read_without_a_part(readings: list[TileReading], read: Callable[[list[TileRe
 
 
 def first_whole_reading(tries: Iterable[tuple[int, list[TileReading]]],
-                        read: Callable[[list[TileReading]], PhotoResult]) -> tuple[int, PhotoResult] | None:
+                        read: Callable[[list[TileReading]], Result]) -> tuple[int, Result] | None:
     """The first of ``tries`` (a detection's index and the readings without it) that reads as a whole
     hand with every tile seen (none inferred), with that index; None if none does."""
     for index, rest in tries:
@@ -126,8 +138,8 @@ def first_whole_reading(tries: Iterable[tuple[int, list[TileReading]]],
 
 
 def read_count_mended(readings: list[TileReading], classify: Classify,
-                      read: Callable[[list[TileReading]], PhotoResult],
-                      failure: TileCountError) -> PhotoResult:
+                      read: Callable[[list[TileReading]], Result],
+                      failure: TileCountError) -> Result:
     """A hand whose tile count failed, read again: the first join of two halves of one face
     (``vision.sideways_halves``) that reads; then every tile found as two overlapping halves joined
     (``vision.standing_halves``), if the hand then reads as seen; then, with one standing tile too

@@ -1,14 +1,16 @@
 """The plain types passed between the stages of the photo pipeline (see DESIGN.md, Data flow).
 
 image -> detect -> ``list[Detection]`` -> classify -> ``list[TileReading]`` -> layout -> ``Layout``
--> decode -> ``HandReading`` -> score. Each stage is a pure function of the previous type, so each
-can be tested alone and fed from ground truth (synthetic labels) instead of a model.
+-> decode -> ``HandReading`` (of ``LegalReading`` s) -> score. Each stage is a pure function of the
+previous type, so each can be tested alone and fed from ground truth (synthetic labels) instead of
+a model.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -105,3 +107,34 @@ class Layout:
     ignored: tuple[int, ...] = ()
     warnings: list[str] = field(default_factory=list)
     set_aside: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class DecodedGroup:
+    """One set or part of the decoded hand: its tiles (reading indices), their codes and its role."""
+
+    role: GroupRole
+    tile_indices: tuple[int, ...]
+    codes: tuple[str, ...]
+    kind: str | None
+    probability: float
+
+
+@dataclass(frozen=True)
+class LegalReading:
+    """One legal whole-hand reading: per-tile codes, the groups, the hand JSON, its probability.
+
+    ``unseen`` is the code read for the tile the photo does not show (in ``hand`` only: it has no
+    reading index, so it is in neither ``codes`` nor ``groups``), or None when every tile is seen.
+    """
+
+    codes: dict[int, str]
+    groups: tuple[DecodedGroup, ...]
+    hand: dict[str, Any]
+    probability: float
+    unseen: str | None = None
+
+    def key(self) -> str:
+        hand = self.hand
+        melds = sorted((m["kind"], tuple(m["tiles"]), m["concealed"]) for m in hand["melds"])
+        return repr((hand["concealed"], melds, hand["flowers"], hand["winning_tile"]))

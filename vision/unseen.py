@@ -19,14 +19,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from scoring.errors import InputError
 from scoring.shapes import SPECIAL_SHAPES, winning_tiles
 from scoring.tiles import SET_TILE_CODES
-
-if TYPE_CHECKING:
-    from vision.decode import LegalReading
+from vision.types import LegalReading
 
 #: Log prior of each code for the unseen tile: uniform over the 34 set tiles (the photo shows nothing).
 UNSEEN_LOG_PRIOR = math.log(1.0 / len(SET_TILE_CODES))

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -27,8 +26,9 @@ import numpy as np
 
 from scoring.tiles import FACE_CODES
 from vision.dataset.paths import shared_data_dir
+from vision.synth.face_style import FACE_SIZE, FaceStyle
+from vision.synth.procedural import procedural_style
 
-FACE_SIZE = (96, 128)  # width, height of a face texture
 BACK_COLOURS_BGR: tuple[tuple[int, int, int], ...] = (
     (60, 140, 40),  # green
     (170, 40, 170),  # magenta / purple
@@ -47,45 +47,6 @@ _UNI_NAMES = {"E": "1z", "S": "2z", "W": "3z", "N": "4z", "P": "5z", "F": "6z", 
 _FLUFFY_HONOURS = {"Ton": "1z", "Nan": "2z", "Shaa": "3z", "Pei": "4z", "Haku": "5z", "Hatsu": "6z",
                    "Chun": "7z"}
 _FLUFFY_SUITS = {"Man": "m", "Pin": "p", "Sou": "s"}
-
-
-@dataclass
-class FaceStyle:
-    """One look of a tile set. ``codes`` is known up front; the images load on first use (``loader``),
-    so a process that renders a few scenes only reads the sets it draws."""
-
-    name: str
-    split: str
-    codes: frozenset[str] = frozenset()
-    loader: Callable[[], tuple[dict[str, list[np.ndarray]], tuple[int, int, int]]] | None = None
-    _faces: dict[str, list[np.ndarray]] | None = None
-    _ivory_bgr: tuple[int, int, int] = (215, 235, 240)
-
-    def _load(self) -> None:
-        if self._faces is None:
-            if self.loader is None:
-                self._faces = {}
-            else:
-                self._faces, self._ivory_bgr = self.loader()
-
-    @property
-    def faces(self) -> dict[str, list[np.ndarray]]:
-        self._load()
-        return self._faces  # type: ignore[return-value]
-
-    @property
-    def ivory_bgr(self) -> tuple[int, int, int]:
-        self._load()
-        return self._ivory_bgr
-
-    def has(self, code: str) -> bool:
-        return code in self.codes
-
-
-def loaded_style(name: str, split: str, faces: dict[str, list[np.ndarray]],
-                 ivory_bgr: tuple[int, int, int]) -> FaceStyle:
-    """A style whose images are already in memory."""
-    return FaceStyle(name, split, frozenset(faces), _faces=faces, _ivory_bgr=ivory_bgr)
 
 
 def _resize_face(image: np.ndarray) -> np.ndarray:
@@ -218,8 +179,6 @@ def face_styles(split: str = "train", procedural: int = 12, seed: int = 1234) ->
     sets are training material. Procedural set ``i`` is drawn from ``default_rng([seed, i])``, so a
     scene's look depends only on the scene seed, whatever was rendered before.
     """
-    from vision.synth.procedural import procedural_style
-
     crops = tuple(s for s in load_crop_styles() if s.split == split)
     if split != "train":
         return crops

@@ -18,7 +18,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from scoring.tiles import FACE_CODES
-from vision.synth.faces import FACE_SIZE, FaceStyle, loaded_style
+from vision.synth.face_style import FACE_SIZE, FaceStyle, loaded_style
 
 FONTS_DIR = Path(__file__).resolve().parent / "fonts"
 _SCALE = 2  # draw at twice the face size, then downsample (anti-aliasing)
