@@ -18,7 +18,6 @@ PACKAGES = ("scoring", "vision")
 MAX_LINES = 400
 #: Modules over MAX_LINES today, each with its line count as a ceiling (see the module docstring).
 OVERSIZED = {
-    "vision/layout.py": 1031,
     "vision/pipeline.py": 857,
     "vision/decode.py": 642,
     "vision/training/classifier_data.py": 612,

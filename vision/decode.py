@@ -579,7 +579,7 @@ def _unbelieved(why: str, changes: list[TileChange]) -> UnbelievedReadingError:
                                   f"if the tiles are so, say it: {fixes}", pairs)
 
 
-#: Start of the layout's warning that no winning tile is shown (``vision.layout._winning_tile``).
+#: Start of the layout's warning that no winning tile is shown (``vision.layout.winning.winning_tile``).
 _NO_WINNER_SHOWN = "the photo does not show which tile won"
 
 

@@ -3,7 +3,7 @@
 A flower the main classifier misreads as a suit tile (set-297's 梅 1 as 2p at up to 0.98) is no
 flower to the layout: lying apart it fits no set, so it is set aside or ignored as a discard, and
 the hand reads without it, legal but a flower short. Worse, one such tile in a row of flowers can
-make the layout take two unsure flowers back as a "set" with it (``vision.layout._unflower``), and
+make the layout take two unsure flowers back as a "set" with it (``vision.layout.sets._unflower``), and
 the three are left out together. The flower model (``models/flowers.onnx``) reads the number and
 the name, not the picture, and is sure of many of these: on the 350 held-out renders (seeds
 900000- and 910000-) the hands that read left out 88 tiles; 19 of the 37 flowers among them read
