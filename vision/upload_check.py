@@ -81,15 +81,23 @@ def check_photo(data: bytes, limits: UploadLimits, name: str = "the photo") -> C
         raise InputError(f"{name} is not a photo this page reads ({accepted})")
     if kind == "HEIF" and not register_heif():
         raise InputError(f"{name} is a HEIC photo and pillow-heif is not installed: save it as JPEG")
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            with Image.open(io.BytesIO(data)) as image:
-                width, height = image.size
-                if width * height > limits.max_pixels:
-                    raise InputError(f"{name} is {width}x{height} pixels ({width * height / 1e6:.0f} MP); "
-                                     f"the limit is {limits.max_pixels / 1e6:.1f} MP")
+    too_large = f"{name} has too many pixels; the limit is {limits.max_pixels / 1e6:.1f} MP"
+    unreadable = f"{name} is not a readable {kind} image (damaged or cut short)"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            image = Image.open(io.BytesIO(data))
+        except Image.DecompressionBombError:
+            raise InputError(too_large) from None
+        except (OSError, UnidentifiedImageError, ValueError, SyntaxError):
+            raise InputError(unreadable) from None
+        with image:
+            width, height = image.size
+            if width * height > limits.max_pixels:
+                raise InputError(f"{name} is {width}x{height} pixels ({width * height / 1e6:.0f} MP); "
+                                 f"the limit is {limits.max_pixels / 1e6:.1f} MP")
+            try:
                 image.verify()
-    except (OSError, UnidentifiedImageError, Image.DecompressionBombError, ValueError, SyntaxError):
-        raise InputError(f"{name} is not a readable {kind} image (damaged or cut short)") from None
+            except (OSError, ValueError, SyntaxError):
+                raise InputError(unreadable) from None
     return CheckedPhoto(kind, SUFFIXES[kind], width, height)
