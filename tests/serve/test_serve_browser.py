@@ -181,3 +181,37 @@ def test_a_photo_over_the_limit_is_not_even_sent(page, tmp_path: Path) -> None:
     page.wait_for_selector("#message:not([hidden])")
     assert "the limit is 20 MB" in page.inner_text("#message")
     assert not any("/api/photos" in url for url in sent)
+
+
+def test_on_a_laptop_a_hand_typed_with_the_tile_picker_is_scored_and_added(browser,
+                                                                           serve: RunningServe) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.goto(serve.url)
+    page.wait_for_selector("body[data-ready='1']")
+    for i, player in enumerate(["Ann", "Bo", "Cy", "Di"]):
+        page.fill(f"input[name=p{i}]", player)
+    page.click("#start-game")
+    page.wait_for_selector("#table:not([hidden])")
+    page.click("#go-type")
+    for code in ["1m", "2m", "3m", "4m", "5m", "6m", "7m", "8m", "9m", "2p", "3p", "4p", "5s", "6s",
+                 "1z", "1z"]:
+        page.click(f"#type-grid button[data-code='{code}']")
+    page.click(".notation-keys button[data-key='+']")
+    page.click("#type-grid button[data-code='7s']")
+    assert page.input_value("#notation") == "1m 2m 3m 4m 5m 6m 7m 8m 9m 2p 3p 4p 5s 6s 1z 1z +7s"
+    page.click("#type-next")
+    page.click("#winner-buttons button[data-winner='0']")  # Ann, the dealer, self-drawn
+    page.click("#score-now")
+    page.wait_for_selector("body[data-screen='score']")
+    assert page.inner_text("#sure").startswith("typed by hand")
+    total = int(page.inner_text("#total").split()[1])
+    page.click("#add-hand")
+    page.wait_for_selector("body[data-screen='game']")
+    balances = page.eval_on_selector_all("#players .balance", "nodes => nodes.map(n => n.textContent)")
+    assert balances == [f"+{3 * (total + 1)}", f"-{total + 1}", f"-{total + 1}", f"-{total + 1}"]
+    assert "Ann deals (streak 1)" in page.inner_text("#round-line")  # the dealer won: keeps the deal
+    page.click("#undo-hand")
+    page.wait_for_function("() => document.querySelector('#round-line').textContent.includes('hand 1')")
+    assert serve.store.hands(serve.store.current().id) == []
+    context.close()

@@ -134,3 +134,17 @@ def test_a_photo_is_kept_under_its_hash_and_read(serve: RunningServe) -> None:
     assert [p.name for p in serve.app.desk.folder.iterdir()] == [reading["photo"]]
     status, preview = serve.call("GET", f"/api/photos/{reading['photo']}/preview.jpg")
     assert status == 200 and preview[:3] == b"\xff\xd8\xff"
+
+
+def test_an_iphone_heic_photo_is_read(serve: RunningServe) -> None:
+    import pillow_heif
+
+    pillow_heif.register_heif_opener()
+    out = io.BytesIO()
+    Image.open(SAMPLES / "hand-overhead.jpg").save(out, format="HEIF", quality=90)
+    status, reading = serve.call("POST", "/api/photos", out.getvalue(),
+                                 {"X-Taicam": "1", "Content-Type": "image/heic"})
+    assert status == 200 and reading["photo"].endswith(".heic")
+    assert reading["ok"] and len(reading["tiles"]) == 21
+    status, preview = serve.call("GET", f"/api/photos/{reading['photo']}/preview.jpg")
+    assert status == 200 and preview[:3] == b"\xff\xd8\xff"

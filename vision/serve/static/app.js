@@ -261,7 +261,8 @@ function setupTyping() {
   $("type-grid").replaceChildren(...faceButtons(S.meta.codes, (code) => { box.value += (box.value && !/[\s[(+]$/.test(box.value) ? " " : "") + code; }, false));
   document.querySelectorAll(".notation-keys button").forEach((button) => button.addEventListener("click", () => {
     const key = button.dataset.key;
-    box.value = key === "back" ? box.value.replace(/\s*\S{0,2}$/, "") : box.value + key;
+    if (key === "back") box.value = box.value.replace(/\s*\S{0,2}$/, "");
+    else box.value += ("[(+".includes(key) && box.value && !/\s$/.test(box.value) ? " " : "") + key;
   }));
   $("type-next").addEventListener("click", () => {
     if (!box.value.trim()) { say("Type the hand first, e.g. 123m 456p 789s 11z 234s 55s +5s"); return; }
