@@ -17,7 +17,8 @@ import pytest
 from PIL import Image
 from serve_helpers import CHANGE, SAMPLES, RunningServe
 
-ROUTES = [("GET", "/"), ("GET", "/static/app.js"), ("GET", "/static/app.css"), ("GET", "/api/meta"),
+ROUTES = [("GET", "/"), ("GET", "/static/app.js"), ("GET", "/static/app.css"), ("GET", "/static/cjk.ttf"),
+          ("GET", "/api/meta"),
           ("GET", "/api/game"), ("GET", "/api/export.json"), ("GET", "/api/export.csv"),
           ("POST", "/api/games"), ("POST", "/api/photos"), ("POST", "/api/score"), ("POST", "/api/hands"),
           ("POST", "/api/undo"), ("GET", f"/api/photos/{'0' * 24}.jpg/preview.jpg"),

@@ -4,6 +4,9 @@ Access is ``vision.server_core``'s: loopback by default, a token on every reques
 change needs the ``X-Taicam`` header and a same-origin ``Origin``. Photos are named only by the ids
 the server gave out; bodies over their limit are refused (413) unread.
 
+The page's Chinese names are drawn with a subset of WenQuanYi Micro Hei served from here
+(``static/FONT.md``), for a laptop without a Chinese font; a phone's own fonts come first.
+
 API: ``GET /api/meta``, ``GET /api/game``, ``POST /api/games`` (a new game), ``POST /api/photos``
 (a photo's bytes: kept and read), ``POST /api/photos/ID/read`` (read again with ``fixes``),
 ``GET /api/photos/ID/preview.jpg``, ``POST /api/score`` (a hand scored, not added), ``POST
@@ -31,7 +34,8 @@ from vision.server_core import SECURITY_HEADERS, Access, AccessError, body_lengt
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 STATIC_FILES = {"/": ("index.html", "text/html; charset=utf-8"),
                 "/static/app.js": ("app.js", "text/javascript; charset=utf-8"),
-                "/static/app.css": ("app.css", "text/css; charset=utf-8")}
+                "/static/app.css": ("app.css", "text/css; charset=utf-8"),
+                "/static/cjk.ttf": ("cjk.ttf", "font/ttf")}
 #: Largest JSON body: a hand and its choices are well under 1 kB.
 MAX_BODY_BYTES = 64 * 1024
 TOOL_HEADER = "X-Taicam"
