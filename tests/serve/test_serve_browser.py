@@ -215,3 +215,22 @@ def test_on_a_laptop_a_hand_typed_with_the_tile_picker_is_scored_and_added(brows
     page.wait_for_function("() => document.querySelector('#round-line').textContent.includes('hand 1')")
     assert serve.store.hands(serve.store.current().id) == []
     context.close()
+
+
+def test_a_photo_that_makes_no_hand_says_what_to_do(page, tmp_path: Path) -> None:
+    for i, player in enumerate(["Ann", "Bo", "Cy", "Di"]):
+        page.fill(f"input[name=p{i}]", player)
+    page.click("#start-game")
+    page.click("#go-photo")
+    cropped = tmp_path / "half-a-hand.jpg"  # the sample's left part: two tiles of the hand are cut off
+    Image.open(SAMPLES / "hand-overhead.jpg").crop((0, 0, 900, 960)).save(cropped, quality=92)
+    page.set_input_files("#photo-input", str(cropped))
+    page.wait_for_selector("body[data-screen='reading']", timeout=60_000)
+    wait_idle(page)
+    refusal = page.inner_text("#refusal")
+    assert refusal.startswith("not a winning hand") and "2 tiles are missing" in refusal
+    assert "Tap a tile that is read wrong" in refusal and "type the hand" in refusal
+    assert page.locator("#groups .tile").count() == 16 and page.is_disabled("#reading-next")
+    check_screen(page, "3b-refused", tmp_path, ["#refusal", "#groups .tile"])
+    page.click("#refused-type")
+    assert page.evaluate("document.body.dataset.screen") == "type"

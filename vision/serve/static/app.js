@@ -137,7 +137,7 @@ function showReading(doc) {
     [el("span", { textContent: tile.code })]);
   });
   $("picture").replaceChildren(img, ...boxes);
-  $("refusal").hidden = doc.ok; $("refusal").textContent = doc.ok ? "" : `${doc.error}. ${doc.advice}`;
+  $("refusal").hidden = doc.ok; $("refused-type").hidden = doc.ok; $("refusal").textContent = doc.ok ? "" : `${doc.error}. ${doc.advice}`;
   $("suggested").replaceChildren(...(doc.ok ? [] : (doc.suggested_fixes || []).map((fix) =>
     el("button", { textContent: `try ${fix}`, onclick: () => guarded(() => reread([...S.fixes, fix])) }))));
   renderGroups(doc);
