@@ -44,9 +44,16 @@ class ServeApp:
     # ------------------------------------------------------------- views
     def meta(self) -> dict[str, Any]:
         return {"codes": list(FACE_CODES), "names": {c: ENGLISH_NAMES[c] for c in FACE_CODES},
-                "chinese": _CHINESE, "rulesets": [{"id": r.id, "name": r.name} for r in list_rulesets()],
+                "chinese": _CHINESE, "rulesets": self._rulesets(),
                 "rules": self.rules, "flags": list(EXTRA_FLAGS), "max_fixes": MAX_FIXES,
                 "max_upload_bytes": UPLOAD_LIMITS.max_bytes, "max_pixels": UPLOAD_LIMITS.max_pixels}
+
+    def _rulesets(self) -> list[dict[str, str]]:
+        """The rule sets a new game may take: the shipped ones, and a file ``--rules`` named."""
+        shipped = [{"id": r.id, "name": r.name} for r in list_rulesets()]
+        if all(r["id"] != self.rules for r in shipped):
+            shipped.insert(0, {"id": self.rules, "name": f"{load_ruleset(self.rules).name} ({self.rules})"})
+        return shipped
 
     def view(self) -> dict[str, Any]:
         """The current game as every phone shows it: players, state, hands, version."""
