@@ -9,6 +9,7 @@ rule set and table settings; the payment lines become each player's gain
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from typing import Any
 
@@ -39,7 +40,8 @@ class ServeApp:
         self.desk = desk
         self.table = dict(table or {})
         table_from_dict(self.table, "--table")
-        self.rules = load_ruleset(rules).id if "/" not in rules and not rules.endswith(".toml") else rules
+        load_ruleset(rules)  # a bad id or file is reported when the server starts, not at the table
+        self.rules = rules
 
     # ------------------------------------------------------------- views
     def meta(self) -> dict[str, Any]:
@@ -103,8 +105,6 @@ class ServeApp:
         game, _ = self._game()
         if kind == "csv":
             return self.store.export_csv(game).encode("utf-8"), "text/csv; charset=utf-8"
-        import json
-
         return (json.dumps(self.store.export_json(game), ensure_ascii=False, indent=1).encode("utf-8"),
                 "application/json")
 
