@@ -119,6 +119,16 @@ def test_the_store_keeps_hands_in_versions_undoes_and_survives_a_reopen(tmp_path
     again.close()
 
 
+def test_a_name_that_would_be_a_spreadsheet_formula_is_quoted_in_the_csv(tmp_path: Path) -> None:
+    store = GameStore(tmp_path / "games.sqlite3")
+    game = store.new_game(("=SUM(A1)", "Bo", "Cy", "Di"), "taiwan", {}, True)
+    store.add_hand(game.id, 0, {"kind": "win", "winner": 0, "discarder": 1, "deltas": [5, -5, 0, 0],
+                                "score": {"total": 5}})
+    rows = store.export_csv(game).splitlines()
+    assert "'=SUM(A1) +/-" in rows[0] and rows[1].startswith("1,win,'=SUM(A1),Bo,5")
+    store.close()
+
+
 def test_a_file_that_is_not_a_game_database_is_refused(tmp_path: Path) -> None:
     bad = tmp_path / "notes.sqlite3"
     bad.write_text("not a database at all, just some notes " * 50)

@@ -183,9 +183,9 @@ class GameStore:
         """One row a hand: number, kind, winner, discarder, total, each player's gain and balance."""
         out = io.StringIO()
         writer = csv.writer(out)
+        names = [_cell(name) for name in game.players]
         writer.writerow(["hand", "kind", "winner", "discarder", "total",
-                         *[f"{name} +/-" for name in game.players],
-                         *[f"{name} balance" for name in game.players]])
+                         *[f"{name} +/-" for name in names], *[f"{name} balance" for name in names]])
         balances = [0] * PLAYERS
         for hand in self.hands(game.id):
             balances = [b + d for b, d in zip(balances, hand["deltas"], strict=True)]
@@ -196,7 +196,12 @@ class GameStore:
 
 
 def _name(game: Game, player: int | None) -> str:
-    return "" if player is None else game.players[player]
+    return "" if player is None else _cell(game.players[player])
+
+
+def _cell(text: str) -> str:
+    """``text`` safe in a spreadsheet cell: one that would start a formula is quoted."""
+    return f"'{text}" if text[:1] in ("=", "+", "-", "@") else text
 
 
 def _dumps(value: object) -> str | None:
