@@ -16,7 +16,8 @@ change. The format (see ``rulesets/taiwan.toml`` for a commented example):
   ``each`` other player or the ``discarder``);
 - ``[[not_scored]]`` rows: seed rows that cannot be computed from a hand, with the reason;
 - ``[payments]``: who pays a win (``self_drawn``/``discard``: ``each`` or ``discarder``) and the
-  dealer adders on the line between the dealer and the winner.
+  dealer adders on the line between the dealer and the winner; ``dealer_keeps_on_draw``: whether
+  the dealer keeps the deal (streak + 1) when nobody wins (RULESETS 1.10).
 
 Any mistake in a file is an :class:`InputError` naming the file and the row.
 """
@@ -49,6 +50,7 @@ _TOP_KEYS = {"id", "name", "name_zh", "seed", "source", "unit", "hand_tiles", "s
 _PAYMENT_DEFAULTS: dict[str, Any] = {
     "self_drawn": "each", "discard": "discarder", "dealer_point": 0, "streak_base": 0, "streak_per": 0,
     "robbed_flower_payer": "each", "losers_pay_difference": False, "multiple_winners": True,
+    "dealer_keeps_on_draw": True,
 }
 
 
@@ -237,6 +239,8 @@ def parse_ruleset(data: dict, source: str) -> RuleSet:
     for key in ("self_drawn", "discard"):
         if payments[key] not in ("each", "discarder"):
             raise _err(source, f"[payments] {key} must be 'each' or 'discarder'")
+    if not isinstance(payments["dealer_keeps_on_draw"], bool):
+        raise _err(source, "[payments] dealer_keeps_on_draw must be true or false")
 
     patterns = []
     seen: set[str] = set()

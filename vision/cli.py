@@ -34,6 +34,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "scoring.cli",
     "vision.photo_cli",
     "vision.label.cli",
+    "vision.serve.cli",
     "vision.live.cli",
     "vision.synth.cli",
 )

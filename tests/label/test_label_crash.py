@@ -49,7 +49,7 @@ def start(folder: Path) -> tuple[subprocess.Popen, str]:
 
 def put(url: str, revision: int, tile_count: int) -> int:
     tiles = [{"code": "1s", "box": [5 * i, 5, 5 * i + 4, 12]} for i in range(tile_count)]
-    body = json.dumps({"revision": revision, "tiles": tiles}).encode()
+    body = json.dumps({"revision": revision, "tiles": tiles, "reviewed": False}).encode()
     request = urllib.request.Request(f"{url}api/images/0", data=body, method="PUT",
                                      headers={"Content-Type": "application/json", "X-Taicam-Label": "1"})
     with urllib.request.urlopen(request, timeout=10) as response:

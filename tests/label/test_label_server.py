@@ -98,7 +98,8 @@ def test_malformed_edits_get_a_clear_error(server: RunningServer) -> None:
     status, body = request(server, "PUT", "/api/images/0", b"{not json",
                            {"Content-Type": "application/json", "X-Taicam-Label": "1"})
     assert status == 400 and b"not valid JSON" in body
-    status, obj = send_json(server, "PUT", "/api/images/0", {"tiles": [{"code": "10m", "box": [1, 1, 5, 5]}]})
+    status, obj = send_json(server, "PUT", "/api/images/0", {"revision": 0, "reviewed": False,
+                                                            "tiles": [{"code": "10m", "box": [1, 1, 5, 5]}]})
     assert status == 400 and "unknown tile code" in obj["error"]
 
 
@@ -116,7 +117,7 @@ def test_save_reload_undo_round_trip(server: RunningServer, photo_dir: Path) -> 
     (record,) = read_manifest(photo_dir / "manifest.jsonl")
     assert [t.code for t in record.tiles] == ["1m", "2m", "3m", "6p", "5p", "5p"] and record.reviewed
 
-    status, stale = send_json(server, "PUT", "/api/images/0", {"revision": 0, "tiles": []})
+    status, stale = send_json(server, "PUT", "/api/images/0", {"revision": 0, "tiles": [], "reviewed": False})
     assert status == 409 and stale["stale"]
 
     status, undone = send_json(server, "POST", "/api/images/0/undo", {})
@@ -165,7 +166,7 @@ def test_uploads_that_are_not_photos_or_too_big_are_refused(server: RunningServe
     status, body = upload(server, "notes.txt", b"hello")
     assert status == 400 and "not a photo name" in body["error"]
     status, body = upload(server, "fake.jpg", b"\xff\xd8 definitely not a jpeg")
-    assert status == 400 and "not a readable image" in body["error"]
+    assert status == 400 and "not a photo this page reads" in body["error"]
     status, raw = announce_body(server, "POST", "/api/upload?name=big.jpg", MAX_UPLOAD_BYTES + 1)
     assert status == 413 and b"refused" in raw
     status, _ = request(server, "POST", "/api/upload?name=a.jpg", b"\xff\xd8",

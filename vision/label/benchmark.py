@@ -59,8 +59,8 @@ def save_latency(size: int, photo: Path, saves: int = 15) -> dict[str, float]:
         try:
             times, revision = [], 0
             for step in range(saves):
-                edit = {"revision": revision, "tiles": [{"code": "1s", "box": [5 * i, 5, 5 * i + 4, 12]}
-                                                        for i in range(step + 1)]}
+                tiles = [{"code": "1s", "box": [5 * i, 5, 5 * i + 4, 12]} for i in range(step + 1)]
+                edit = {"revision": revision, "reviewed": False, "tiles": tiles}
                 elapsed, state = _request(f"{server.url}api/images/0", edit)
                 revision = state["revision"]
                 times.append(elapsed)

@@ -28,7 +28,10 @@ def serve(folder: Path, port: int, host: str, model: Path | None, no_model: bool
     print(f"taicam label: {len(workspace)} images in {workspace.root}; labels -> {workspace.manifest_path}",
           flush=True)
     print(f"taicam label: models: {found}", flush=True)
-    print(f"taicam label: serving {server.url} (Ctrl+C to stop)", flush=True)
+    from vision.server_core import announce
+
+    for line in announce("label", server.access, host):
+        print(line, flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -65,7 +68,8 @@ def register(app: typer.Typer) -> None:
         folder: Annotated[Path, typer.Argument(help="Folder of photos to label (searched recursively).")],
         port: Annotated[int, typer.Option(help="Port to serve on (0 picks a free one).")] = 8765,
         host: Annotated[str, typer.Option(
-            help="Address to bind; anything but the loopback shows your photos to others.")] = "127.0.0.1",
+            help="Address to bind; off the loopback (0.0.0.0: every interface) a random access token "
+                 "is printed in the URL and required on every request.")] = "127.0.0.1",
         model: Annotated[Path | None, typer.Option(
             help="Folder with detector.onnx / classifier.onnx (default: the shipped models).")] = None,
         no_model: Annotated[bool, typer.Option("--no-model", help="Propose nothing; label by hand.")] = False,

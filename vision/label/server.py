@@ -1,12 +1,11 @@
 """The labelling tool's HTTP server: the static page plus a small JSON API (stdlib only).
 
-Security (issue 7): it binds to 127.0.0.1 unless told otherwise; images are addressed by their
-index in the folder's list, so no client-supplied path ever reaches the file system; static
-files come from a fixed list; request bodies over :data:`MAX_BODY_BYTES` (photos: over
-``MAX_UPLOAD_BYTES``) are refused (413) without being read.
-On a loopback bind the ``Host`` header must name the loopback (blocks DNS rebinding), and every
-change needs the ``X-Taicam-Label`` header with a JSON body, which a page from another origin
-cannot send without a CORS preflight this server never grants.
+Security: the binding, token, Host and same-origin rules are ``vision.server_core``'s (loopback
+by default; off it a random token on every request). Images are addressed by their index in the
+folder's list, so no client-supplied path ever reaches the file system; static files come from a
+fixed list; request bodies over :data:`MAX_BODY_BYTES` (photos: over ``MAX_UPLOAD_BYTES``) are
+refused (413) without being read. Every change needs the ``X-Taicam-Label`` header with a JSON
+body; a save names the revision it edits (409 when another save came first).
 
 API (all JSON): ``GET /api/meta``, ``GET /api/images``, ``GET /api/images/N`` (labels, or the
 model's proposals for an unlabelled image, with per-tile top-k), ``PUT /api/images/N`` (save),
@@ -36,6 +35,7 @@ from vision.label.hand import CONTEXT_FIELDS, hand_check, hand_from_labels
 from vision.label.proposals import ProposalCache
 from vision.label.seeds import seed_tiles
 from vision.label.workspace import MAX_UPLOAD_BYTES, LabelWorkspace, StaleEditError
+from vision.server_core import SECURITY_HEADERS, Access, AccessError, body_length, check_change
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 STATIC_FILES = {"/": "index.html", "/static/app.js": "app.js", "/static/app.css": "app.css"}
@@ -46,14 +46,11 @@ _CONTENT_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; 
 MAX_BODY_BYTES = 2 * 1024 * 1024
 #: Tiles whose model confidence is below this are highlighted and reachable with ``l``.
 LOW_CONFIDENCE = 0.6
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
+#: The keys a save carries: the revision it edits and the whole record (context may be left out).
+SAVE_KEYS = frozenset({"revision", "tiles", "reviewed", "context"})
 _ROUTE = re.compile(r"^/api/images/(\d{1,9})(?:/(file|undo|redo|readings|tiles/(\d{1,6})/crop\.jpg))?$")
 
 
-class _HttpError(Exception):
-    def __init__(self, status: HTTPStatus, message: str) -> None:
-        super().__init__(message)
-        self.status = status
 
 
 class LabelApp:
@@ -120,9 +117,18 @@ class LabelApp:
         }
 
     def save(self, index: int, body: dict[str, Any]) -> dict[str, Any]:
+        """Replace the image's labels with the whole record ``body`` holds, edited from ``revision``.
+        A body without the revision or the record (``{}`` would wipe the labels) is refused."""
         revision = body.get("revision")
-        if revision is not None and (not isinstance(revision, int) or isinstance(revision, bool)):
-            raise InputError("'revision' must be an integer")
+        if not isinstance(revision, int) or isinstance(revision, bool):
+            raise InputError("a save must carry the integer 'revision' it edits")
+        unknown = sorted(set(body) - SAVE_KEYS)
+        if unknown:
+            raise InputError(f"a save carries {', '.join(sorted(SAVE_KEYS))}; not {', '.join(unknown)}")
+        if not isinstance(body.get("tiles"), list):
+            raise InputError("a save must carry the record's 'tiles' (a list, [] for none)")
+        if not isinstance(body.get("reviewed"), bool):
+            raise InputError("a save must carry 'reviewed' (true or false)")
         warnings = self.workspace.save(index, body, revision)
         return self.image_state(index, warnings)
 
@@ -148,7 +154,7 @@ class LabelApp:
     def crop(self, index: int, tile_number: int) -> bytes:
         record = self.workspace.record(index)
         if record is None or not 0 <= tile_number < len(record.tiles):
-            raise _HttpError(HTTPStatus.NOT_FOUND, f"image {index} has no tile {tile_number}")
+            raise AccessError(HTTPStatus.NOT_FOUND, f"image {index} has no tile {tile_number}")
         return thumbnail_jpeg(self.workspace.image_file(index), record.tiles[tile_number])
 
 
@@ -160,7 +166,7 @@ def _geometry(tile: Any) -> dict[str, Any]:
 
 
 class LabelRequestHandler(BaseHTTPRequestHandler):
-    """One request. ``server.app`` is the LabelApp; ``server.allowed_hosts`` the Host check (or None)."""
+    """One request. ``server.app`` is the LabelApp; ``server.access`` the rules it is let in by."""
 
     server_version = "taicam-label"
     protocol_version = "HTTP/1.1"
@@ -176,8 +182,10 @@ class LabelRequestHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "max-age=3600" if cache else "no-store")
-        self.send_header("X-Content-Type-Options", "nosniff")
-        self.send_header("Content-Security-Policy", "default-src 'self'; img-src 'self' blob: data:")
+        for name, value in SECURITY_HEADERS.items():
+            self.send_header(name, value)
+        if getattr(self, "_token_in_url", False):
+            self.send_header("Set-Cookie", self.server.access.cookie_header())
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)
@@ -185,54 +193,35 @@ class LabelRequestHandler(BaseHTTPRequestHandler):
     def _json(self, obj: Any, status: HTTPStatus = HTTPStatus.OK) -> None:
         self._send(status, json.dumps(obj, ensure_ascii=False).encode("utf-8"), "application/json")
 
-    def _check_host(self) -> None:
-        allowed = self.server.allowed_hosts
-        if allowed is not None and self.headers.get("Host", "") not in allowed:
-            raise _HttpError(HTTPStatus.FORBIDDEN, "unexpected Host header")
-
     def _read_json(self) -> dict[str, Any]:
-        if self.headers.get("X-Taicam-Label") != "1":
-            raise _HttpError(HTTPStatus.FORBIDDEN, "missing X-Taicam-Label header")
+        check_change(self.headers, "X-Taicam-Label")
         if not self.headers.get("Content-Type", "").startswith("application/json"):
-            raise _HttpError(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send application/json")
-        length_text = self.headers.get("Content-Length")
-        if length_text is None:
-            raise _HttpError(HTTPStatus.LENGTH_REQUIRED, "Content-Length required")
-        try:
-            length = int(length_text)
-        except ValueError:
-            raise _HttpError(HTTPStatus.BAD_REQUEST, "bad Content-Length") from None
-        if length < 0 or length > MAX_BODY_BYTES:
-            self.close_connection = True  # do not read an oversized body at all
-            raise _HttpError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
-                             f"request body over {MAX_BODY_BYTES} bytes refused")
+            raise AccessError(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send application/json")
+        self.close_connection = True  # until the body is read: an oversized one is never read
+        length = body_length(self.headers, MAX_BODY_BYTES, "request body")
+        self.close_connection = False
         try:
             body = json.loads(self.rfile.read(length) or b"{}")
         except (ValueError, UnicodeDecodeError):
-            raise _HttpError(HTTPStatus.BAD_REQUEST, "body is not valid JSON") from None
+            raise AccessError(HTTPStatus.BAD_REQUEST, "body is not valid JSON") from None
         if not isinstance(body, dict):
-            raise _HttpError(HTTPStatus.BAD_REQUEST, "body must be a JSON object")
+            raise AccessError(HTTPStatus.BAD_REQUEST, "body must be a JSON object")
         return body
 
     def _read_upload(self) -> bytes:
         """A photo sent by the page: raw bytes, at most MAX_UPLOAD_BYTES (refused unread if larger)."""
-        if self.headers.get("X-Taicam-Label") != "1":
-            raise _HttpError(HTTPStatus.FORBIDDEN, "missing X-Taicam-Label header")
-        try:
-            length = int(self.headers.get("Content-Length", ""))
-        except ValueError:
-            raise _HttpError(HTTPStatus.LENGTH_REQUIRED, "Content-Length required") from None
-        if length < 0 or length > MAX_UPLOAD_BYTES:
-            self.close_connection = True
-            raise _HttpError(HTTPStatus.REQUEST_ENTITY_TOO_LARGE,
-                             f"photo over {MAX_UPLOAD_BYTES // (1024 * 1024)} MB refused")
+        check_change(self.headers, "X-Taicam-Label")
+        self.close_connection = True
+        length = body_length(self.headers, MAX_UPLOAD_BYTES, "photo")
+        self.close_connection = False
         return self.rfile.read(length)
 
     def _handle(self, method: str) -> None:
+        self._token_in_url = False
         try:
-            self._check_host()
+            self._token_in_url = self.server.access.check(self.headers, self.path)
             self._route(method)
-        except _HttpError as error:
+        except AccessError as error:
             self._json({"error": str(error)}, error.status)
         except StaleEditError as error:
             self._json({"error": str(error), "stale": True}, HTTPStatus.CONFLICT)
@@ -287,10 +276,10 @@ class LabelRequestHandler(BaseHTTPRequestHandler):
             return
         match = _ROUTE.match(path)
         if match is None:
-            raise _HttpError(HTTPStatus.NOT_FOUND, f"no such page: {path}")
+            raise AccessError(HTTPStatus.NOT_FOUND, f"no such page: {path}")
         index = int(match.group(1))
         if not 0 <= index < len(app.workspace):
-            raise _HttpError(HTTPStatus.NOT_FOUND, f"no image {index}")
+            raise AccessError(HTTPStatus.NOT_FOUND, f"no image {index}")
         action = match.group(2)
         with self.server.edit_lock:
             self._image_route(method, index, action, match.group(3))
@@ -315,7 +304,7 @@ class LabelRequestHandler(BaseHTTPRequestHandler):
         elif method == "GET" and tile is not None:
             self._send(HTTPStatus.OK, app.crop(index, int(tile)), "image/jpeg")
         else:
-            raise _HttpError(HTTPStatus.METHOD_NOT_ALLOWED, f"{method} not allowed here")
+            raise AccessError(HTTPStatus.METHOD_NOT_ALLOWED, f"{method} not allowed here")
 
 
 class LabelServer(ThreadingHTTPServer):
@@ -324,17 +313,16 @@ class LabelServer(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, app: LabelApp, host: str = "127.0.0.1", port: int = 8765,
-                 verbose: bool = False) -> None:
+                 verbose: bool = False, token: str | None = None) -> None:
         self.app = app
         self.verbose = verbose
+        self.host = host
         self.edit_lock = threading.Lock()
         super().__init__((host, port), LabelRequestHandler)
-        bound_port = self.server_address[1]
-        self.allowed_hosts: set[str] | None = None
-        if host in LOOPBACK_HOSTS:
-            self.allowed_hosts = {f"{name}:{bound_port}" for name in LOOPBACK_HOSTS}
+        #: Off the loopback a token is required on every request (``token``, or a random one).
+        self.access = Access.for_bind(host, self.server_address[1], token)
 
     @property
     def url(self) -> str:
-        host, port = self.server_address[:2]
-        return f"http://{'127.0.0.1' if host in ('0.0.0.0', '') else host}:{port}/"
+        """The URL to open (off the loopback: the LAN address, with the token)."""
+        return self.access.public_url(self.host)

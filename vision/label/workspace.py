@@ -12,7 +12,6 @@ the sorted list, so no path from the network ever reaches the file system.
 
 from __future__ import annotations
 
-import io
 import os
 import re
 import threading
@@ -33,6 +32,7 @@ from vision.dataset.manifest import (
     write_manifest,
 )
 from vision.label.hand import hand_from_labels, hand_signature, validate_context
+from vision.upload_check import UploadLimits, check_photo
 
 #: Sidecar folder (proposal cache), beside the manifest; never listed as images.
 SIDECAR_NAME = ".taicam-label"
@@ -43,6 +43,8 @@ UNDO_DEPTH = 200
 MAX_IMAGE_PIXELS = 60_000_000
 #: Largest photo the page may upload; a phone photo is 2-8 MB.
 MAX_UPLOAD_BYTES = 30 * 1024 * 1024
+#: What the page may upload: the formats a label folder lists, at most these bytes and pixels.
+UPLOAD_LIMITS = UploadLimits(frozenset({"JPEG", "PNG", "BMP", "WEBP"}), MAX_UPLOAD_BYTES, MAX_IMAGE_PIXELS)
 #: Uploaded photos land here, inside the folder being labelled.
 UPLOAD_FOLDER = "uploads"
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
@@ -344,19 +346,10 @@ class LabelWorkspace:
         The bytes must be a readable image of a known type and sane size; the name is reduced to
         a plain file name, so nothing can be written outside the folder.
         """
-        if len(data) > MAX_UPLOAD_BYTES:
-            raise InputError(f"photo over {MAX_UPLOAD_BYTES // (1024 * 1024)} MB refused")
         suffix = Path(name).suffix.lower()
         if suffix not in IMAGE_SUFFIXES:
             raise InputError(f"not a photo name: {name!r} (expected {', '.join(sorted(IMAGE_SUFFIXES))})")
-        try:
-            with Image.open(io.BytesIO(data)) as image:
-                width, height = image.size
-                image.verify()
-        except (OSError, Image.DecompressionBombError, ValueError, SyntaxError):
-            raise InputError(f"{name!r} is not a readable image") from None
-        if width * height > MAX_IMAGE_PIXELS:
-            raise InputError(f"{name!r} is too large ({width}x{height} pixels)")
+        check_photo(data, UPLOAD_LIMITS, repr(name))
         stem = _SAFE_NAME.sub("_", Path(name).stem).strip("._") or "photo"
         folder = self.root / UPLOAD_FOLDER
         with self._lock:
