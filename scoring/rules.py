@@ -191,6 +191,33 @@ def _check_keys(row: Any, allowed: set[str], source: str, where: str) -> dict:
     return row
 
 
+def option_type(default: bool | int) -> str:
+    """What an option takes, in words, from its rule-set default: a switch or a whole number."""
+    return "true or false" if isinstance(default, bool) else "a whole number"
+
+
+def option_value_error(ruleset: RuleSet, key: str, value: Any) -> str | None:
+    """Why ``value`` cannot be rule set ``ruleset``'s option ``key`` (None when it can): a switch
+    takes only true or false, a number option only a whole number, never a string or a float."""
+    default = ruleset.options[key]
+    fits = isinstance(value, bool) if isinstance(default, bool) else (
+        isinstance(value, int) and not isinstance(value, bool))
+    if fits:
+        return None
+    return f"option {key!r} of rule set {ruleset.id!r} takes {option_type(default)}, not {value!r}"
+
+
+def checked_options(ruleset: RuleSet, options: dict, where: str) -> dict:
+    """``options`` (house options over ``ruleset``) after checking each known one's type; a wrong
+    type is an :class:`InputError` that starts with ``where`` (the file or flag it came from).
+    Unknown names are left for the caller, which warns or refuses."""
+    for key, value in options.items():
+        problem = option_value_error(ruleset, key, value) if key in ruleset.options else None
+        if problem is not None:
+            raise InputError(f"{where}: {problem}")
+    return options
+
+
 def _gate(row: dict, options: dict, source: str, where: str) -> tuple[str | None, str | None]:
     gates = (row.get("when"), row.get("unless"))
     for gate in gates:
@@ -220,6 +247,9 @@ def parse_ruleset(data: dict, source: str) -> RuleSet:
     options = data.get("options", {})
     if not isinstance(options, dict):
         raise _err(source, "[options] must be a table")
+    for key, value in options.items():
+        if not isinstance(value, int):  # bool is an int too: both are the types an option may take
+            raise _err(source, f"[options] {key!r} must be true, false or a whole number, not {value!r}")
     hand_tiles = _int(data, "hand_tiles", source, "top level", 16)
     if hand_tiles not in (13, 16):
         raise _err(source, "'hand_tiles' must be 16 (5 sets + pair) or 13 (4 sets + pair)")
