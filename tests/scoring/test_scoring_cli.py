@@ -1,6 +1,7 @@
 """``taicam score`` / ``taicam rules`` end to end through the real CLI entry point."""
 
 import json
+import re
 
 import pytest
 
@@ -186,3 +187,28 @@ def test_the_context_bounds_hold_for_flags_notation_and_table_files(capsys, tmp_
     table.write_text("[context]\ndealer_streak = 1000\n")
     code, _, err = run(capsys, "score", *HAND, "--table", str(table))
     assert code == 2 and "dealer_streak" in err and "0 to 99" in err
+
+
+#: What the project's own notes call a seed file or a ruling; a player has neither.
+INTERNAL_REFERENCE = re.compile(
+    r"\b(R-\d+|A-[A-Z0-9]+-\d+|S2-\d+|S00\d|seed 00\d)\b|RULESETS|§|_[0-9a-f]{16}\.txt")
+
+
+@pytest.mark.parametrize("rid", ["taiwan", "lrc", "dxb", "mahjongtime", "allmj", "classic"])
+def test_rules_name_the_source_and_say_each_ruling_in_words(capsys, rid):
+    code, text, _ = run(capsys, "rules", rid)
+    assert code == 0
+    assert INTERNAL_REFERENCE.search(text) is None, INTERNAL_REFERENCE.search(text)
+    source = next(line for line in text.splitlines() if line.startswith("source: "))
+    assert len(source) > len("source: ") + 10
+    code, out, _ = run(capsys, "rules", rid, "--json")
+    doc = json.loads(out)
+    assert INTERNAL_REFERENCE.search(json.dumps(doc, ensure_ascii=False)) is None
+    assert set(doc["option_notes"]) == set(doc["options"])
+    for name, note in doc["option_notes"].items():
+        assert f"  {name} = " in text and note in text
+
+
+def test_the_listing_names_no_seed_files(capsys):
+    code, text, _ = run(capsys, "rules")
+    assert code == 0 and INTERNAL_REFERENCE.search(text) is None
