@@ -164,20 +164,15 @@ def annotate(image_bgr: np.ndarray, result: Any, max_side: int | None = OUTPUT_S
 
 
 def banner(result: Any) -> str:
-    """The picture's banner: the total and how far to trust it, or why the photo was not scored
-    (drawn over as many lines as it needs, :func:`wrapped_lines`). The reading's share among the legal
-    readings is shown only for a score called sure: a hand forced against the classifier, or read
-    with a tile guessed, can be the only legal reading (100%) and still be wrong, and a player reads
-    the figure as "the tiles are right"; such a total says "check the tiles" instead."""
+    """The picture's banner: the total and how far to trust it, in the words of the text and the JSON
+    (``ConfidenceReport.statement``), or why the photo was not scored (drawn over as many lines as it
+    needs, :func:`wrapped_lines`)."""
     if result.score is None:
         return f"not scored: {result.error or 'no hand'}"
     score = result.score
     if not score.valid:
         return f"{score.rules}: not a valid win"
-    if result.report is not None and not result.report.score_stable:
-        trust = " (score uncertain: check the tiles)"
-    else:
-        trust = f" (reading {result.decoded.confidence:.0%})" if result.decoded is not None else ""
+    trust = "" if result.report is None else f" ({result.report.statement})"
     return f"{score.rules}: {score.total} {score.unit}{trust}"
 
 

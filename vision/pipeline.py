@@ -164,6 +164,8 @@ class PhotoResult:
             "tiles": tiles,
             "hand": self.hand,
             "confidence": None if self.decoded is None else round(self.decoded.confidence, 4),
+            # How far to trust the total: the same words as the text and the picture.
+            "statement": None if self.report is None else self.report.statement,
             "warnings": list(self.warnings),
             "score": None if self.score is None else self.score.to_json(),
         }

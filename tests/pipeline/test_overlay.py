@@ -40,15 +40,15 @@ def test_annotation_marks_every_tile_and_the_total(sample):
     assert banner_rows[0] < 20 and (banner_rows < 200).sum() >= MIN_LABEL * max(image.shape[:2])
 
 
-def test_the_banner_gives_the_reading_share_only_for_a_score_called_sure(sample):
+def test_the_banner_says_how_far_to_trust_the_total_in_the_reports_words(sample):
     """A hand forced against the classifier can be the only legal reading: "reading 100%" beside an
     uncertain total read as "the tiles are right" (real table photo 421037392 said so)."""
     _, result = sample
     total = f"{result.score.rules}: {result.score.total} tai"
     assert result.report.score_stable
-    assert banner(result) == f"{total} (reading {result.decoded.confidence:.0%})"
+    assert banner(result) == f"{total} (score sure)" == f"{total} ({result.report.statement})"
     doubtful = replace(result, report=replace(result.report, score_stable=False))
-    assert banner(doubtful) == f"{total} (score uncertain: check the tiles)"
+    assert banner(doubtful) == f"{total} (score NOT sure: check the tiles)"
 
 
 REASON = ("not a winning hand: 11 standing tiles with 1 set(s) on the table; a complete hand has 14 "
