@@ -15,7 +15,8 @@ or one global scale:
 2. each tile's extent along and across the row is measured from its own outline (near tiles are
    bigger than far ones), and touching neighbours along the row are chained into *runs*;
 3. the concealed row is the run of standing tiles whose length fits the tile count left by the
-   other sets (17 - 3 per set), else simply the longest; sets, kongs and flowers are the runs
+   other sets (17 - 3 per set; ``hand_size`` 14 - 3 per set for a 13-tile rule set), else simply
+   the longest; sets, kongs and flowers are the runs
    near it; the winning tile is found by the table conventions above.
 """
 
@@ -30,7 +31,7 @@ import numpy as np
 from scoring.errors import InputError
 from vision.geometry import tile_outline
 from vision.outline_views import squaring_angles
-from vision.types import Detection, GroupRole, Layout, TileGroup, TileReading
+from vision.types import HAND_SIZE, Detection, GroupRole, Layout, TileGroup, TileReading
 
 #: A mahjong tile's long side over its short side (real sets: 1.3-1.4).
 TILE_ASPECT = 1.35
@@ -565,9 +566,9 @@ def _facing_excess(frame: _Frame, row: list[_Tile], run: list[_Tile]) -> float:
     return max(0.0, (near.along + facing.along) / (2 * frame.width) - 1.0)
 
 
-def _choose_concealed(runs: list[list[_Tile]]) -> list[list[int]]:
+def _choose_concealed(runs: list[list[_Tile]], hand_size: int = HAND_SIZE) -> list[list[int]]:
     """Concealed-row hypotheses (as run indices), best first: standing tiles whose count fits
-    17 - 3 x (sets near them) before those that do not; a row with a sideways tile first."""
+    ``hand_size`` - 3 x (sets near them) before those that do not; a row with a sideways tile first."""
     candidates = [i for i, run in enumerate(runs) if _plain(run) >= 2]
     if not candidates:
         raise InputError("no standing tiles found: lay the hand out face up in a row")
@@ -590,7 +591,7 @@ def _choose_concealed(runs: list[list[_Tile]]) -> list[list[int]]:
         winning, source = _winning_tile(tiles, frame, near, [])
         # Some runs in front may be discards or wall (four backs): the row fits if some of the sets
         # near it make the count; exactly all of them is better.
-        needed = 17 - standing(row) - int(source is not None)
+        needed = hand_size - standing(row) - int(source is not None)
         if needed < 0 or needed % 3:
             return 0
         return 2 if needed // 3 == sets + backs or needed // 3 == sets else int(needed // 3 <= sets + backs)
@@ -600,8 +601,8 @@ def _choose_concealed(runs: list[list[_Tile]]) -> list[list[int]]:
 
     score = {id(row): fits(row) for row in rows}
     if not any(score.values()):
-        # With all five sets laid down only the pair's tile stands (the winning tile, its partner,
-        # lies across or apart): a lone upright tile is a row when the sets near it make 17.
+        # With every set laid down only the pair's tile stands (the winning tile, its partner, lies
+        # across or apart): a lone upright tile is a row when the sets near it make the hand.
         for i, run in enumerate(runs):
             if len(run) == 1 and run[0].plain and not run[0].rotated and not any(i in row for row in rows):
                 row = [i]
@@ -806,13 +807,13 @@ PARTIAL_KONG_BACKS = (2, 3)
 
 
 def _partial_kong(groups: list[TileGroup], stray: list[int], near: list[list[_Tile]], standing: int,
-                  warnings: list[str]) -> tuple[list[TileGroup], list[int]]:
+                  warnings: list[str], hand_size: int = HAND_SIZE) -> tuple[list[TileGroup], list[int]]:
     """Two or three backs in a run of their own near the hand become a concealed kong when the hand
     is exactly one set short. A concealed kong lies as four backs (or two backs around two faces), and
     the backs are the tiles the detector misses most; a stray run of backs is otherwise a piece of
     wall, so this happens only when the tile count asks for one more set and one such run is there."""
     sets = sum(_sets_of(g) for g in groups)
-    if standing != 17 - 3 * (sets + 1):
+    if standing != hand_size - 3 * (sets + 1):
         return groups, stray
     loose = set(stray)
     candidates = []
@@ -853,14 +854,14 @@ def _doubt(group: TileGroup, tiles: dict[int, _Tile], frame: _Frame) -> float:
     return doubt + 1.0 * float(np.mean([frame.position(t)[1] for t in members]))
 
 
-def _fit_count(groups: list[TileGroup], standing: int, tiles: dict[int, _Tile],
-               frame: _Frame) -> tuple[list[TileGroup], list[int]]:
-    """Too many sets for the standing tiles (17 - 3 per set): drop the most doubtful groups (wall
-    pieces, discards touching) when that makes the count exact."""
+def _fit_count(groups: list[TileGroup], standing: int, tiles: dict[int, _Tile], frame: _Frame,
+               hand_size: int = HAND_SIZE) -> tuple[list[TileGroup], list[int]]:
+    """Too many sets for the standing tiles (``hand_size`` - 3 per set): drop the most doubtful groups
+    (wall pieces, discards touching) when that makes the count exact."""
     sets = sum(_sets_of(g) for g in groups)
-    if standing <= 17 - 3 * sets or (17 - standing) % 3:
+    if standing <= hand_size - 3 * sets or (hand_size - standing) % 3:
         return groups, []
-    needed = (17 - standing) // 3
+    needed = (hand_size - standing) // 3
     doubtful = sorted((g for g in groups if g.role is not GroupRole.FLOWERS),
                       key=lambda g: -_doubt(g, tiles, frame))
     dropped: list[TileGroup] = []
@@ -881,18 +882,19 @@ class FaceDownRowError(InputError):
     """The row taken for the concealed one is mostly backs: a Ting hand, or a wall taken for the row."""
 
 
-def layout_tiles(readings: list[TileReading]) -> Layout:
+def layout_tiles(readings: list[TileReading], hand_size: int = HAND_SIZE) -> Layout:
     """Arrange readings into the hand's groups; see the module docstring for the table conventions.
 
     Groups hold indices into ``readings``; the concealed group includes the winning tile. A MELD
     group may hold several touching sets (6-8 tiles): the decoder splits it into legal sets.
     Raises InputError when there are no tiles, two hands, or a face-down concealed row.
+    ``hand_size``: the tiles of a complete hand under the rule set (:data:`vision.types.HAND_SIZE`).
     """
-    return layout_candidates(readings, limit=1)[0]
+    return layout_candidates(readings, limit=1, hand_size=hand_size)[0]
 
 
-def layout_candidates(readings: list[TileReading], limit: int = 3,
-                      complete_kongs: bool = False) -> list[Layout]:
+def layout_candidates(readings: list[TileReading], limit: int = 3, complete_kongs: bool = False,
+                      hand_size: int = HAND_SIZE) -> list[Layout]:
     """Up to ``limit`` layouts, most plausible first, differing in which row is the concealed one.
 
     Two rows can both fit the tile count (four standing tiles and ten exposed in a row in front of
@@ -900,6 +902,7 @@ def layout_candidates(readings: list[TileReading], limit: int = 3,
     order and keeps the first that reads as a legal winning hand. ``complete_kongs`` reads two or
     three backs as a concealed kong whose other backs were not found, when the hand is one set short
     (:func:`_partial_kong`); a photo may, the camera should not (the player may still be laying it).
+    ``hand_size``: the tiles of a complete hand, a kong as 3 (17; 14 under a 13-tile rule set).
     """
     if not readings:
         raise InputError("no tiles found in the photo")
@@ -907,7 +910,7 @@ def layout_candidates(readings: list[TileReading], limit: int = 3,
     runs = _runs(tiles)
     if sum(t.face_down for t in tiles) * 2 > len(tiles) and not any(_plain(r) >= 2 for r in runs):
         raise InputError("the concealed tiles are face-down (Ting?); turn them face up to read the hand")
-    rows = _choose_concealed(runs)
+    rows = _choose_concealed(runs, hand_size)
     layouts: list[Layout] = []
     first_error: InputError | None = None
     considered = limit  # rows looked at: the ``limit`` likeliest, and one more per row of backs
@@ -916,7 +919,7 @@ def layout_candidates(readings: list[TileReading], limit: int = 3,
             break
         considered -= 1
         try:
-            layouts.append(_layout_for(readings, runs, row, complete_kongs))
+            layouts.append(_layout_for(readings, runs, row, complete_kongs, hand_size))
         except FaceDownRowError as error:
             # A row of backs (a wall that the tile count fitted better than the hand's row) gives
             # way to the next row; if no row reads, the likeliest row's reason is the one given.
@@ -932,14 +935,15 @@ def layout_candidates(readings: list[TileReading], limit: int = 3,
     return layouts
 
 
-def concealed_row_of_sure_tiles(readings: list[TileReading]) -> tuple[list[int], int | None] | None:
+def concealed_row_of_sure_tiles(readings: list[TileReading],
+                                hand_size: int = HAND_SIZE) -> tuple[list[int], int | None] | None:
     """The concealed row of the most plausible layout of the sure detections (spares left out), as
     indices into ``readings``, and the winning tile's index there (None when the layout names none);
     None when the sure tiles make no layout. For the second looks at a photo (a tile read turned, a
     tile too many), which ask where the row lies before the hand is read again."""
     sure = [i for i, reading in enumerate(readings) if not reading.detection.spare]
     try:
-        layout = layout_candidates([readings[i] for i in sure])[0]
+        layout = layout_candidates([readings[i] for i in sure], hand_size=hand_size)[0]
     except InputError:
         return None
     found = concealed_row_in(layout)
@@ -959,7 +963,7 @@ def concealed_row_in(layout: Layout) -> tuple[list[int], int | None] | None:
 
 
 def _layout_for(readings: list[TileReading], runs: list[list[_Tile]], row: list[int],
-                complete_kongs: bool = False) -> Layout:
+                complete_kongs: bool = False, hand_size: int = HAND_SIZE) -> Layout:
     concealed = [t for k in row for t in runs[k]]
     frame = _Frame.of(concealed)
     concealed.sort(key=lambda t: float(np.array([t.x, t.y]) @ frame.direction))
@@ -981,7 +985,7 @@ def _layout_for(readings: list[TileReading], runs: list[list[_Tile]], row: list[
     rival = _lying_beside(frame, near) if source is None and winning is not None and winning.rotated else None
     if rival is not None:
         groups, _ = _exposed_groups([r for r in near if r is not rival])
-        if standing + 1 == 17 - 3 * sum(_sets_of(g) for g in groups):
+        if standing + 1 == hand_size - 3 * sum(_sets_of(g) for g in groups):
             # The row's sideways tile makes the hand a tile short; with the tile lying beside the row
             # as the winning tile it is whole: the row's tile stands, its sideways flag was wrong.
             warnings.append("a tile lying beside the concealed row was taken as the winning tile, not the "
@@ -993,9 +997,9 @@ def _layout_for(readings: list[TileReading], runs: list[list[_Tile]], row: list[
     by_index = {t.index: t for run in runs for t in run}
     lying = int(source is not None)
     standing += lying
-    groups, dropped = _fit_count(groups, standing, by_index, frame)
+    groups, dropped = _fit_count(groups, standing, by_index, frame, hand_size)
     if complete_kongs:
-        groups, stray = _partial_kong(groups, stray, near, standing, warnings)
+        groups, stray = _partial_kong(groups, stray, near, standing, warnings, hand_size)
     if stray:
         warnings.append(f"{len(stray)} tile(s) near the hand belong to no set and were ignored")
     if dropped:
@@ -1006,7 +1010,7 @@ def _layout_for(readings: list[TileReading], runs: list[list[_Tile]], row: list[
     # tile count says so (flowers laid in line with the row), else they are misread set tiles.
     sets = sum(_sets_of(g) for g in groups)
     flagged = [t for t in concealed if t.flower]
-    loose = flagged if flagged and len(concealed) - len(flagged) + lying == 17 - 3 * sets else []
+    loose = flagged if flagged and len(concealed) - len(flagged) + lying == hand_size - 3 * sets else []
     concealed = [t if t.flower and t in loose else replace(t, flower=False) for t in concealed]
     concealed_indices = [t.index for t in concealed if not t.flower]
     loose_flowers = [t.index for t in concealed if t.flower]
