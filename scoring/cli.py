@@ -196,13 +196,13 @@ def ruleset_to_json(rs: RuleSet) -> dict:
     return {
         "id": rs.id,
         "name": rs.name,
-        "seed": rs.seed,
         "source": rs.source,
         "unit": rs.unit,
         "hand_tiles": rs.hand_tiles,
         "system": rs.system,
         "description": rs.description,
         "options": rs.options,
+        "option_notes": rs.option_notes,
         "payments": rs.payments,
         "patterns": [
             {
@@ -236,7 +236,8 @@ def ruleset_to_json(rs: RuleSet) -> dict:
 def _rules_table(rs: RuleSet) -> str:
     lines = [
         f"{rs.name}  [{rs.id}]",
-        f"seed: {rs.seed}   unit: {rs.unit}   hand: {rs.hand_tiles}+1 tiles   system: {rs.system}",
+        f"source: {rs.source}" if rs.source else "source: not named in the rule file",
+        f"unit: {rs.unit}   hand: {rs.hand_tiles}+1 tiles   system: {rs.system}",
     ]
     if rs.description:
         lines.append(rs.description)
@@ -266,7 +267,11 @@ def _rules_table(rs: RuleSet) -> str:
         lines.append("not computed from the hand:")
         lines.extend(f"  {n.name} ({n.value}): {n.reason}" for n in rs.not_scored)
     lines.append("")
-    lines.append("options: " + ", ".join(f"{k}={v}" for k, v in rs.options.items()))
+    lines.append("options (--option NAME=VALUE, or [options] in a table file):")
+    for name, value in rs.options.items():
+        shown = str(value).lower() if isinstance(value, bool) else str(value)
+        note = rs.option_notes.get(name)
+        lines.append(f"  {name} = {shown}" + (f": {note}" if note else ""))
     pay = rs.payments
     lines.append(
         f"payments: self-drawn paid by {pay['self_drawn']}, discard paid by {pay['discard']}; "

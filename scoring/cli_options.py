@@ -25,8 +25,8 @@ from typing import Annotated, Any
 import typer
 
 from scoring.errors import InputError
-from scoring.hand import Hand, WinContext, wind_code
-from scoring.rules import RuleSet, load_ruleset
+from scoring.hand import CONTEXT_NUMBER_BOUNDS, Hand, WinContext, wind_code
+from scoring.rules import RuleSet, checked_options, load_ruleset, option_value_error
 from scoring.table import TableSettings, load_table
 
 RulesOpt = Annotated[
@@ -62,7 +62,8 @@ DealerOpt = Annotated[
     ),
 ]
 StreakOpt = Annotated[
-    int | None, typer.Option("--streak", min=0, help="Dealer's consecutive wins (die on the wall).")
+    int | None, typer.Option("--streak", min=0, max=CONTEXT_NUMBER_BOUNDS["dealer_streak"],
+                             help="Dealer's consecutive wins (die on the wall), 0 to 99.")
 ]
 DiscarderOpt = Annotated[
     str | None, typer.Option("--discarder", help="Seat wind of the player who discarded.")
@@ -82,7 +83,8 @@ DealtReadyOpt = Annotated[
 TilesOnTableOpt = Annotated[
     int | None,
     typer.Option(
-        "--tiles-on-table", min=0, help="Discards (LRC/DXB: and declared tiles) on the table at the win."
+        "--tiles-on-table", min=0, max=CONTEXT_NUMBER_BOUNDS["tiles_on_table"],
+        help="Discards (LRC/DXB: and declared tiles) on the table at the win, 0 to 144."
     ),
 ]
 FirstTurnOpt = Annotated[
@@ -99,7 +101,8 @@ DiceCapOpt = Annotated[int | None, typer.Option("--dice-cap", min=0, help="Cap o
 NoTingOpt = Annotated[bool | None, typer.Option("--no-ting-in-play", help="The table does not play Ting.")]
 OptionOpt = Annotated[
     list[str] | None,
-    typer.Option("--option", "-o", help="House option KEY=VALUE (true/false or a number); repeatable."),
+    typer.Option("--option", "-o", help="House option KEY=VALUE: true/false for a switch, a whole number for "
+                 "a number option; repeatable."),
 ]
 
 
@@ -167,32 +170,40 @@ class ScoringFlags:
         )
 
 
-def parse_option(text: str) -> tuple[str, Any]:
-    """``"key=true"`` -> ``("key", True)``; numbers become ints; anything else stays a string."""
+_TRUE = ("true", "yes", "on")
+_FALSE = ("false", "no", "off")
+
+
+def parse_option(text: str, ruleset: RuleSet) -> tuple[str, bool | int]:
+    """``"key=true"`` -> ``("key", True)``, read as the type ``ruleset`` declares for ``key``: a switch
+    takes true/false (yes/no, on/off), a number option a whole number; anything else is an
+    :class:`InputError` naming the option and the type it takes."""
     key, sep, value = text.partition("=")
-    key = key.strip()
+    key, value = key.strip(), value.strip()
     if not sep or not key:
         raise InputError(f"--option expects KEY=VALUE, not {text!r}")
-    low = value.strip().lower()
-    if low in ("true", "yes", "on", "1"):
-        return key, True
-    if low in ("false", "no", "off", "0"):
-        return key, False
-    if low.lstrip("-").isdigit():
-        return key, int(low)
-    return key, value.strip()
+    if key not in ruleset.options:
+        known = ", ".join(sorted(ruleset.options)) or "none"
+        raise InputError(f"--option {key!r} is not an option of rule set {ruleset.id!r} (known: {known})")
+    low = value.lower()
+    parsed: bool | int | str = value
+    if isinstance(ruleset.options[key], bool):
+        parsed = True if low in _TRUE else False if low in _FALSE else value
+    elif low.lstrip("-").isdigit():
+        parsed = int(low)
+    problem = option_value_error(ruleset, key, parsed)
+    if problem is not None:
+        raise InputError(f"--option {key}={value}: {problem}")
+    return key, parsed
 
 
 def resolve(flags: ScoringFlags) -> tuple[RuleSet, TableSettings]:
     """The rule set and table settings after laying the flags over the table file (if any)."""
     table = load_table(flags.table) if flags.table is not None else TableSettings()
     ruleset = load_ruleset(flags.rules or table.rules)
-    options = dict(table.options)
+    options = checked_options(ruleset, dict(table.options), f"table file {flags.table} [options]")
     for text in flags.options or []:
-        key, value = parse_option(text)
-        if key not in ruleset.options:
-            known = ", ".join(sorted(ruleset.options)) or "none"
-            raise InputError(f"--option {key!r} is not an option of rule set {ruleset.id!r} (known: {known})")
+        key, value = parse_option(text, ruleset)
         options[key] = value
     changes: dict[str, Any] = {"rules": flags.rules or table.rules, "options": options}
     if flags.minimum is not None:

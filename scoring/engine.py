@@ -19,7 +19,7 @@ from scoring.patterns import DETECTORS
 from scoring.payments import active_side_rows, build_payments, build_side_payments
 from scoring.readings import SHAPE_NAMES, HandFacts, Reading, enumerate_readings, flower_reading
 from scoring.report import ScoreItem, ScoreReport
-from scoring.rules import RULESET_IDS, PatternRow, RuleSet, load_ruleset
+from scoring.rules import RULESET_IDS, PatternRow, RuleSet, checked_options, load_ruleset
 from scoring.shapes import INDEX, SPECIAL_SHAPES, counts_of
 from scoring.table import TableSettings
 from scoring.tiles import FLOWER_CODES, SET_TILE_CODES, is_flower, sorted_codes
@@ -89,7 +89,8 @@ def score_hand(hand: Hand, rules: str | RuleSet = "taiwan",
     report.side_payments = build_side_payments(ruleset, facts, reading, context, options, plan.side_rows)
     minimum = table.minimum_for(context.round_wind)
     if minimum is not None and total < minimum:
-        warnings.append(f"total {total} is below the table minimum of {minimum} {ruleset.unit} (R-17)")
+        warnings.append(f"total {total} is below the table minimum of {minimum} {ruleset.unit} "
+                        "(still a legal win, scored as it stands)")
     warnings.extend(_context_warnings(facts, ruleset, table))
     return report
 
@@ -107,7 +108,7 @@ def _prepare(ruleset: RuleSet, table: TableSettings) -> tuple[dict, list[str], _
     options = dict(ruleset.options)
     options["ting_in_play"] = table.ting
     warnings = []
-    for name, value in table.options.items():
+    for name, value in checked_options(ruleset, table.options, "house options").items():
         if name in ruleset.options:
             options[name] = value
         else:
@@ -297,6 +298,8 @@ def check_hand(hand: Hand, ruleset: RuleSet, context: WinContext) -> str | None:
         return "context: the dealer sits East (give --seat E with --dealer, or another seat without it)"
     if context.discarder and context.self_drawn:
         return "context: a self-drawn win has no discarder"
+    if context.first_turn and context.second_turn:
+        return "context: a win is on the first turn or the second, not both"
     return None
 
 

@@ -39,6 +39,8 @@ class WinContext:
     ``dealer_streak`` is N, the dealer's consecutive wins before this hand (the die on the wall).
     ``discarder`` is the seat wind of the player whose tile won (or whose kong was robbed).
     ``tiles_on_table`` counts discards (and, for LRC/DXB, declared tiles) when the hand was won.
+    Both counts are bounded (:data:`CONTEXT_NUMBER_BOUNDS`): a streak runs 0..99, the tiles on the
+    table 0..144 (the whole set); the parsers refuse anything beyond, naming the field.
     A win on a replacement draw, and the dealer's first-turn win, are self-drawn by definition:
     the scorer takes ``self_drawn`` from them when it is not given.
     """
@@ -84,6 +86,10 @@ class WinContext:
 _EMPTY_CONTEXT = WinContext()
 BOOL_CONTEXT_KEYS = tuple(f.name for f in fields(WinContext) if f.type in ("bool | None",))
 INT_CONTEXT_KEYS = ("dealer_streak", "tiles_on_table")
+#: The largest value each number of the context may take. No table lets a dealer keep the deal a
+#: hundred hands in a row (the streak is paid per win, so an unbounded one pays without limit), and
+#: no more tiles lie on the table than the 144 of the set.
+CONTEXT_NUMBER_BOUNDS = {"dealer_streak": 99, "tiles_on_table": 144}
 WIND_CONTEXT_KEYS = ("seat_wind", "round_wind", "discarder")
 
 
@@ -109,14 +115,18 @@ class Hand:
         return tiles
 
 
+def context_number(value: Any, key: str, what: str) -> int:
+    """``value`` as context number ``key`` (``dealer_streak`` or ``tiles_on_table``): a whole number
+    within :data:`CONTEXT_NUMBER_BOUNDS`; anything else is an :class:`InputError` naming ``what``."""
+    top = CONTEXT_NUMBER_BOUNDS[key]
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= top:
+        raise InputError(f"{what} must be a whole number from 0 to {top}, not {value!r}")
+    return value
+
+
 def wind_code(value: Any, what: str) -> str:
-    """Normalise a seat/round wind given as ``1z``, ``E``, ``east``, ``東`` or a seat number 1..4."""
-    if isinstance(value, bool):
-        raise InputError(f"{what} must be a wind (E, S, W, N or 1z..4z), not {value!r}")
-    if isinstance(value, int):
-        if 1 <= value <= 4:
-            return WIND_CODES[value - 1]
-        raise InputError(f"{what} must be a wind (E, S, W, N or 1z..4z), not {value!r}")
+    """Normalise a seat/round wind given as ``1z``, ``E``, ``east`` or ``東``; a number is refused
+    (seat 1 may be East or the first player to the dealer's right, so it says no wind)."""
     if not isinstance(value, str):
         raise InputError(f"{what} must be a wind (E, S, W, N or 1z..4z), not {value!r}")
     try:
@@ -137,13 +147,11 @@ def context_from_json(obj: Any) -> WinContext:
     values: dict[str, Any] = {}
     for key, value in obj.items():
         if key in WIND_CONTEXT_KEYS:
-            values[key] = None if value is None else wind_code(value, key)
+            values[key] = None if value is None else wind_code(value, f"context '{key}'")
         elif key in INT_CONTEXT_KEYS:
             if value is None:
                 continue
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise InputError(f"context '{key}' must be a whole number >= 0, not {value!r}")
-            values[key] = value
+            values[key] = context_number(value, key, f"context '{key}'")
         elif key in BOOL_CONTEXT_KEYS:
             if value is not None and not isinstance(value, bool):
                 raise InputError(f"context '{key}' must be true or false, not {value!r}")

@@ -36,6 +36,7 @@ from scoring.hand import (
     Hand,
     Meld,
     WinContext,
+    context_number,
     wind_code,
 )
 from scoring.tiles import ALIASES, is_flower, normalize_code, rank_of, sorted_codes, suit_of
@@ -106,7 +107,7 @@ def _context_token(token: str, values: dict) -> None:
     elif field in INT_CONTEXT_KEYS:
         if not value.isdigit():
             raise InputError(f"@{key} needs a whole number, e.g. @{key}=2")
-        values[field] = int(value)
+        values[field] = context_number(int(value), field, f"@{key}")
     elif field in BOOL_CONTEXT_KEYS:
         if value.lower() in _TRUE:
             values[field] = True

@@ -75,7 +75,7 @@ def build_payments(ruleset: RuleSet, table: TableSettings, context: WinContext, 
         payers = _others(context)
         note = "won on a discard: every other player pays (rule set)"
     if pay["losers_pay_difference"]:
-        note += "; each loser pays the difference between the winner's score and their own (S2-5)"
+        note += "; each loser pays the difference between the winner's score and their own, as the sheet says"
     lines = [Payment(payer, winner, total, note) for payer in payers]
 
     adder, how = dealer_adder(ruleset, table, context)

@@ -4,14 +4,16 @@ The six seed rule sets ship in ``scoring/rulesets/``; a house rule set is a new 
 same format, loaded with ``load_ruleset("path/to/house.toml")`` (or ``--rules path``), no code
 change. The format (see ``rulesets/taiwan.toml`` for a commented example):
 
-- top level: ``id``, ``name``, ``seed``, ``unit``, ``hand_tiles`` (16, or 13 for 4 sets + a pair),
-  ``system`` (``additive`` = tai/points summed; ``doubles`` = points x 2^doubles, seed 002);
-- ``[options]``: the switches the seed leaves open (RULESETS "option"s), booleans or numbers;
+- top level: ``id``, ``name``, ``source`` (the sheet or site the table comes from, by name), ``unit``,
+  ``hand_tiles`` (16, or 13 for 4 sets + a pair), ``system`` (``additive`` = tai/points summed;
+  ``doubles`` = points x 2^doubles, as the classic 13-tile sheet counts);
+- ``[options]``: the switches the source leaves open, booleans or whole numbers; ``[option_notes]``
+  says in words what each one does (``taicam rules`` shows it);
 - ``[[pattern]]`` rows: ``id``, ``name``, ``name_zh``, ``value``, ``detector`` (a function in
   :mod:`scoring.patterns`, default = id), ``params``, ``supersedes`` (ids it replaces),
   ``when``/``unless`` (an option that switches the row on/off), ``exclusive`` (no other item
   counts, e.g. flower instant wins), ``last`` (added after everything, e.g. LRC's base point),
-  ``double`` (seed 002: the value is a number of doubles), ``seed`` (the row it implements);
+  ``double`` (the value is a number of doubles), ``seed`` (the source's row it implements, in its words);
 - ``[[side_payment]]`` rows: paid at once during play, outside the hand total (``payer``:
   ``each`` other player or the ``discarder``);
 - ``[[not_scored]]`` rows: seed rows that cannot be computed from a hand, with the reason;
@@ -45,7 +47,7 @@ _PATTERN_KEYS = {"id", "name", "name_zh", "value", "detector", "params", "supers
 _SIDE_KEYS = {"id", "name", "name_zh", "value", "detector", "params", "payer", "when", "unless", "seed",
               "note"}
 _NOT_SCORED_KEYS = {"id", "name", "name_zh", "value", "reason", "seed"}
-_TOP_KEYS = {"id", "name", "name_zh", "seed", "source", "unit", "hand_tiles", "system", "description",
+_TOP_KEYS = {"id", "name", "name_zh", "source", "unit", "hand_tiles", "system", "description",
              "options", "option_notes", "payments", "pattern", "side_payment", "not_scored"}
 _PAYMENT_DEFAULTS: dict[str, Any] = {
     "self_drawn": "each", "discard": "discarder", "dealer_point": 0, "streak_base": 0, "streak_per": 0,
@@ -101,7 +103,6 @@ class RuleSet:
 
     id: str
     name: str
-    seed: str
     unit: str
     hand_tiles: int
     system: str
@@ -193,6 +194,33 @@ def _check_keys(row: Any, allowed: set[str], source: str, where: str) -> dict:
     return row
 
 
+def option_type(default: bool | int) -> str:
+    """What an option takes, in words, from its rule-set default: a switch or a whole number."""
+    return "true or false" if isinstance(default, bool) else "a whole number"
+
+
+def option_value_error(ruleset: RuleSet, key: str, value: Any) -> str | None:
+    """Why ``value`` cannot be rule set ``ruleset``'s option ``key`` (None when it can): a switch
+    takes only true or false, a number option only a whole number, never a string or a float."""
+    default = ruleset.options[key]
+    fits = isinstance(value, bool) if isinstance(default, bool) else (
+        isinstance(value, int) and not isinstance(value, bool))
+    if fits:
+        return None
+    return f"option {key!r} of rule set {ruleset.id!r} takes {option_type(default)}, not {value!r}"
+
+
+def checked_options(ruleset: RuleSet, options: dict, where: str) -> dict:
+    """``options`` (house options over ``ruleset``) after checking each known one's type; a wrong
+    type is an :class:`InputError` that starts with ``where`` (the file or flag it came from).
+    Unknown names are left for the caller, which warns or refuses."""
+    for key, value in options.items():
+        problem = option_value_error(ruleset, key, value) if key in ruleset.options else None
+        if problem is not None:
+            raise InputError(f"{where}: {problem}")
+    return options
+
+
 def _gate(row: dict, options: dict, source: str, where: str) -> tuple[str | None, str | None]:
     gates = (row.get("when"), row.get("unless"))
     for gate in gates:
@@ -215,6 +243,16 @@ def _params(row: dict, source: str, where: str) -> dict:
     return dict(params)
 
 
+def _option_notes(data: dict, options: dict, source: str) -> dict[str, str]:
+    notes = data.get("option_notes", {})
+    if not isinstance(notes, dict) or not all(isinstance(v, str) for v in notes.values()):
+        raise _err(source, "[option_notes] must map option names to text")
+    unknown = set(notes) - set(options)
+    if unknown:
+        raise _err(source, f"[option_notes]: not an option in [options]: {', '.join(sorted(unknown))}")
+    return dict(notes)
+
+
 def parse_ruleset(data: dict, source: str) -> RuleSet:
     """Check and build a :class:`RuleSet` from parsed TOML (``source`` names the file in errors)."""
     _check_keys(data, _TOP_KEYS, source, "top level")
@@ -222,6 +260,9 @@ def parse_ruleset(data: dict, source: str) -> RuleSet:
     options = data.get("options", {})
     if not isinstance(options, dict):
         raise _err(source, "[options] must be a table")
+    for key, value in options.items():
+        if not isinstance(value, int):  # bool is an int too: both are the types an option may take
+            raise _err(source, f"[options] {key!r} must be true, false or a whole number, not {value!r}")
     hand_tiles = _int(data, "hand_tiles", source, "top level", 16)
     if hand_tiles not in (13, 16):
         raise _err(source, "'hand_tiles' must be 16 (5 sets + pair) or 13 (4 sets + pair)")
@@ -302,12 +343,12 @@ def parse_ruleset(data: dict, source: str) -> RuleSet:
             value=str(row.get("value", "")), reason=_text(row, "reason", source, where)))
 
     return RuleSet(
-        id=rid, name=_text(data, "name", source, "top level"), seed=str(data.get("seed", "")),
+        id=rid, name=_text(data, "name", source, "top level"),
         unit=_text(data, "unit", source, "top level", "points"), hand_tiles=hand_tiles, system=system,
         options=dict(options), payments=payments, patterns=tuple(patterns), side_payments=tuple(sides),
         not_scored=tuple(not_scored), source=str(data.get("source", "")),
         description=str(data.get("description", "")), path=source,
-        option_notes=dict(data.get("option_notes", {})))
+        option_notes=_option_notes(data, options, source))
 
 
 def load_ruleset_file(path: str | Path) -> RuleSet:

@@ -45,6 +45,15 @@ HIDDEN_NOTE = ("a tile of the hand is not in the photo, so others may be hidden 
                "no tile count); the score is not called sure")
 
 
+#: The one statement of how far to trust a scored photo: the text's first line, the JSON's
+#: ``statement`` and the picture's banner all say it, from :attr:`ConfidenceReport.score_stable`
+#: alone. The reading's share among the legal readings is not said: a hand forced onto the only legal
+#: reading is "100%" of them while its tiles may be misread, and a player reads the figure as "the
+#: tiles are right".
+SCORE_SURE = "score sure"
+SCORE_NOT_SURE = "score NOT sure: check the tiles"
+
+
 @dataclass(frozen=True)
 class ScoredAlternative:
     """A plausible other reading and what it would score."""
@@ -71,9 +80,14 @@ class ConfidenceReport:
     alternatives: list[ScoredAlternative] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def statement(self) -> str:
+        """How far to trust the total, in the words every output uses (:data:`SCORE_SURE`)."""
+        return SCORE_SURE if self.score_stable else SCORE_NOT_SURE
+
     def to_json(self) -> dict[str, Any]:
         return {"hand": round(self.hand_confidence, 4), "groups": self.groups,
-                "score_stable": self.score_stable,
+                "score_stable": self.score_stable, "statement": self.statement,
                 "alternatives": [a.to_json() for a in self.alternatives], "notes": self.notes}
 
 

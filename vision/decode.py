@@ -36,7 +36,7 @@ from scoring.tiles import BACK, FLOWER_CODES, SET_TILE_CODES, is_suited, next_in
 from vision.layout import back_mass
 from vision.packed_tallies import Limit, pack, unpack
 from vision.tile_places import tile_place
-from vision.types import DecodedGroup, GroupRole, Layout, LegalReading, TileReading
+from vision.types import HAND_SIZE, DecodedGroup, GroupRole, Layout, LegalReading, TileReading
 from vision.unseen import UNSEEN_LOG_PRIOR, UnseenTile, unseen_codes, unseen_tiles
 
 #: Probability given to a code the classifier did not list among its top-k.
@@ -479,8 +479,9 @@ def _best_first(variables: list[_Variable]):
                 heapq.heappush(heap, (negative + step, choice[:j] + (k + 1,) + choice[j + 1:], j, tally))
 
 
-def expected_standing_tiles(layout: Layout) -> int:
-    """A winning hand has 16 + 1 tiles, a kong counting as 3: 17 - 3 per set laid on the table."""
+def expected_standing_tiles(layout: Layout, hand_size: int = HAND_SIZE) -> int:
+    """The standing tiles a winning hand of ``hand_size`` tiles (a kong counting as 3) leaves once its
+    sets lie on the table: 17 - 3 per set in the 16-tile game, 14 - 3 per set in a 13-tile one."""
     sets = 0
     for group in layout.groups:
         if group.role is GroupRole.CONCEALED_KONG:
@@ -488,7 +489,14 @@ def expected_standing_tiles(layout: Layout) -> int:
         elif group.role is GroupRole.MELD:
             size = len(group.tile_indices)
             sets += min((len(c) for c in _compositions(size)), default=size // 3)
-    return 17 - 3 * sets
+    return hand_size - 3 * sets
+
+
+def hand_size_of(rules: Any) -> int:
+    """The tiles of a complete hand under ``rules`` (an id, a path or a ``RuleSet``), a kong as 3."""
+    from scoring import load_ruleset
+
+    return load_ruleset(rules).hand_tiles + 1
 
 
 @dataclass
@@ -609,7 +617,8 @@ def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwa
     """
     concealed_group = next(g for g in layout.groups if g.role is GroupRole.CONCEALED)
     standing = len(concealed_group.tile_indices)
-    unseen = unseen_tiles(standing, expected_standing_tiles(layout), infer_unseen) == 1
+    size = hand_size_of(rules)
+    unseen = unseen_tiles(standing, expected_standing_tiles(layout, size), infer_unseen, size) == 1
     variables = _variables(readings, layout, kong_faces)
     melds_count = sum(1 for g in layout.groups if g.role in (GroupRole.MELD, GroupRole.CONCEALED_KONG))
     judge = _Judge(rules, table, melds_count, context or {})

@@ -2,15 +2,17 @@
 
 The picture is drawn at most :data:`OUTPUT_SIDE` pixels on its long side (a phone screen shows
 about that much; a refusal's reason too long for one line is written in a strip above it), and
-every label is sized against the picture, not the tile: a label smaller
-than ~2% of the picture's height cannot be read when the photo is shown full-screen on a phone.
-Labels alternate above and below the row when the tiles are narrower than their labels.
+every label is sized against the picture, not the tile: at least 2.2% of its long side, and at
+least :data:`PHONE_TEXT` pixels tall once the picture is shrunk to :data:`PHONE_WIDTH` wide, as a
+phone shows it. Each tag goes where :func:`tag_layout` finds room near its tile or group, over no
+tile and no other tag (``vision.tag_places``), with a leader line when it had to move off.
 Colour marks certainty (green sure, amber unsure, red doubtful); a thick outline marks each group;
 the winning tile has a thick amber outline and "win" on its label; tiles outside the hand are grey.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,10 +23,15 @@ from scoring.errors import InputError
 from vision.dataset.files import atomic_write_bytes
 from vision.geometry import tile_outline
 from vision.imageio import resize_by
+from vision.tag_places import Box, PlacedTag, place_tags
 
 OUTPUT_SIDE = 1600
 #: Minimum label height as a fraction of the picture's long side.
 MIN_LABEL = 0.022
+#: A phone shows a picture about this many pixels wide in a chat or a browser...
+PHONE_WIDTH = 400
+#: ...and a tag's text must still be this many pixels tall there to be read.
+PHONE_TEXT = 10
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 
 _ROLE_COLOURS = {
@@ -47,7 +54,9 @@ def confidence_colour(confidence: float) -> tuple[int, int, int]:
 
 def _font(height: int) -> tuple[float, int]:
     """The font scale and stroke thickness of text ``height`` pixels tall (labels and banner alike)."""
-    return cv2.getFontScaleFromHeight(FONT, max(6, height), 2), max(1, height // 12)
+    # Strokes of a ninth of the height stay a pixel wide when the picture is shown a third as large.
+    thickness = max(1, round(height / 9))
+    return cv2.getFontScaleFromHeight(FONT, max(6, height), thickness), thickness
 
 
 def _text_box(image: np.ndarray, text: str, origin: tuple[int, int], height: int,
@@ -95,6 +104,109 @@ def wrapped_lines(text: str, max_width: int, height: int, max_lines: int = MAX_B
     return lines
 
 
+@dataclass(frozen=True)
+class TagLayout:
+    """Where :func:`annotate` draws on a canvas: every tile's box (its outline's bounding box), the
+    tiles' tags, the groups' name tags and the one-line banner's rectangle (None when the banner goes
+    in a strip above the photo). No tag overlaps a tile box, the banner or another tag."""
+
+    label_height: int
+    tile_boxes: list[Box]
+    tile_tags: list[PlacedTag]
+    group_tags: list[PlacedTag]
+    banner_lines: list[str]
+    banner_height: int
+    banner_rect: Box | None
+
+    @property
+    def tags(self) -> list[PlacedTag]:
+        return self.tile_tags + self.group_tags
+
+
+def label_height_for(canvas_width: int, canvas_height: int) -> int:
+    """A tile tag's text height on a canvas: :data:`MIN_LABEL` of its long side, and never less than
+    :data:`PHONE_TEXT` pixels once the picture is shrunk to :data:`PHONE_WIDTH` wide."""
+    return max(12, int(max(canvas_width, canvas_height) * MIN_LABEL),
+               int(np.ceil(PHONE_TEXT * canvas_width / PHONE_WIDTH)))
+
+
+def _tag_size(text: str, height: int) -> tuple[int, int]:
+    """The rectangle :func:`_draw_tag` fills for ``text`` at ``height`` (text, baseline, padding)."""
+    scale, thickness = _font(height)
+    (width, text_height), baseline = cv2.getTextSize(text, FONT, scale, thickness)
+    return width + 6, text_height + baseline + 6
+
+
+def tag_layout(canvas_shape: tuple[int, ...], result: Any, factor: float, live: bool = False) -> TagLayout:
+    """Place every tag of ``result`` on a canvas of ``canvas_shape`` whose pixels are ``factor`` times
+    the result's (full-resolution) boxes: tile tags first, nearest their tiles, then the groups' names
+    beside their groups, each clear of every tile box and every tag before it
+    (:func:`vision.tag_places.place_tags`). ``live``: the banner keeps to one line."""
+    height, width = canvas_shape[:2]
+    label_height = label_height_for(width, height)
+    gap = max(2, int(max(width, height)) // 400) * 2
+    outlines = [tile_outline(r.detection) * factor for r in result.readings]
+    tile_boxes = [_bounds(outline) for outline in outlines]
+    banner_height = int(label_height * 1.5)
+    margin = max(2, int(max(width, height)) // 400) * 4
+    lines = wrapped_lines(banner(result), width - 2 * margin, banner_height,
+                          max_lines=1 if live else MAX_BANNER_LINES)
+    banner_rect = None
+    if len(lines) <= 1:
+        banner_width, banner_box_height = _tag_size(lines[0] if lines else "", banner_height)
+        banner_rect = (margin, margin, margin + banner_width, margin + banner_box_height)
+    obstacles = tile_boxes + ([banner_rect] if banner_rect is not None else [])
+    groups = result.tile_group()
+    winning = result.decoded.winning_index if result.decoded is not None else None
+    order = sorted(range(len(result.readings)), key=lambda i: (tile_boxes[i][0], tile_boxes[i][1]))
+    texts, colours = [], []
+    for index in order:
+        code = result.code_of(index)
+        text = code if code != "back" else "--"
+        texts.append(text + " win" if index == winning else text)
+        in_hand = index in groups
+        colour = confidence_colour(result.readings[index].probability_of(code, 0.0)) if in_hand else _GREY
+        colours.append(_WINNING if index == winning else colour)
+    tile_tags = place_tags(texts, [_tag_size(t, label_height) for t in texts], [tile_boxes[i] for i in order],
+                           colours, obstacles, (width, height), gap)
+    titles, anchors, group_colours = [], [], []
+    for group in result.decoded.best.groups if result.decoded is not None else []:
+        titles.append(group.kind or group.role.value.replace("_", " "))
+        anchors.append(_bounds(np.concatenate([outlines[i] for i in group.tile_indices])))
+        group_colours.append(_ROLE_COLOURS.get(group.role.value, _GREY))
+    group_tags = place_tags(titles, [_tag_size(t, label_height) for t in titles], anchors, group_colours,
+                            obstacles + [tag.rect for tag in tile_tags], (width, height), gap, around=True)
+    return TagLayout(label_height, tile_boxes, tile_tags, group_tags, lines, banner_height, banner_rect)
+
+
+def _bounds(points: np.ndarray) -> Box:
+    x1, y1 = np.floor(points.min(axis=0))
+    x2, y2 = np.ceil(points.max(axis=0))
+    return int(x1), int(y1), int(x2), int(y2)
+
+
+def _draw_leader(image: np.ndarray, tag: PlacedTag, line: int) -> None:
+    """A line from a tag set off from what it names to the nearest point of that (drawn under every
+    tag, so no line crosses a tag's text)."""
+    if not tag.detached:
+        return
+    x1, y1, x2, y2 = tag.rect
+    ax1, ay1, ax2, ay2 = tag.anchor
+    start = ((x1 + x2) // 2, y2 if y2 <= ay1 else y1 if y1 >= ay2 else (y1 + y2) // 2)
+    end = (int(np.clip(start[0], ax1, ax2)), int(np.clip(start[1], ay1, ay2)))
+    cv2.line(image, start, end, tag.colour, line, cv2.LINE_AA)
+
+
+def _draw_tag(image: np.ndarray, tag: PlacedTag, height: int) -> None:
+    """The tag's filled rectangle with its white text."""
+    x1, y1, x2, y2 = tag.rect
+    scale, thickness = _font(height)
+    (_, text_height), _ = cv2.getTextSize(tag.text, FONT, scale, thickness)
+    cv2.rectangle(image, (x1, y1), (x2, y2), tag.colour, -1)
+    cv2.putText(image, tag.text, (x1 + 3, y1 + text_height + 3), FONT, scale, (255, 255, 255), thickness,
+                cv2.LINE_AA)
+
+
 def annotate(image_bgr: np.ndarray, result: Any, max_side: int | None = OUTPUT_SIDE,
              scale: float = 1.0) -> np.ndarray:
     """Draw ``result`` (a :class:`vision.pipeline.PhotoResult`) on the upright photo.
@@ -102,20 +214,16 @@ def annotate(image_bgr: np.ndarray, result: Any, max_side: int | None = OUTPUT_S
     The drawing is shrunk to ``max_side`` pixels on its long side (None: drawn at the photo's size,
     as the live window wants, whose frame size is fixed by the camera). ``scale`` is the photo's
     size over the full-resolution one the result's boxes are in (a photo decoded already reduced,
-    see :meth:`vision.imageio.PhotoSource.image`).
+    see :meth:`vision.imageio.PhotoSource.image`). The tags go where :func:`tag_layout` puts them.
     """
     height, width = image_bgr.shape[:2]
     shrink = 1.0 if max_side is None else min(1.0, max_side / max(height, width))
     canvas = resize_by(image_bgr, shrink)
     factor = shrink * scale
-    long_side = max(canvas.shape[:2])
-    label_height = max(12, int(long_side * MIN_LABEL))
-    line = max(2, long_side // 400)
+    line = max(2, max(canvas.shape[:2]) // 400)
+    plan = tag_layout(canvas.shape, result, factor, live=max_side is None)
     groups = result.tile_group()
     winning = result.decoded.winning_index if result.decoded is not None else None
-    boxes = [np.array(r.detection.box) * factor for r in result.readings]
-    widths = [b[2] - b[0] for b in boxes]
-    narrow = bool(widths) and float(np.median(widths)) < label_height * 1.3
     outlines = [tile_outline(r.detection) * factor for r in result.readings]
     for group in result.decoded.best.groups if result.decoded is not None else []:
         points = np.concatenate([outlines[i] for i in group.tile_indices]).astype(np.float32)
@@ -124,60 +232,42 @@ def annotate(image_bgr: np.ndarray, result: Any, max_side: int | None = OUTPUT_S
         corners = cv2.boxPoints(((cx, cy), (w + 2 * pad, h + 2 * pad), angle)).astype(np.int32)
         colour = _ROLE_COLOURS.get(group.role.value, _GREY)
         cv2.polylines(canvas, [corners], True, colour, line * 2, cv2.LINE_AA)
-        title = group.kind or group.role.value.replace("_", " ")
-        low = corners[np.argmax(corners[:, 1])]
-        _text_box(canvas, title, (int(low[0]), int(low[1]) + line), int(label_height * 0.8),
-                  colour, anchor_bottom=False)
-    order = sorted(range(len(result.readings)), key=lambda i: (boxes[i][0]))
-    for rank, index in enumerate(order):
-        reading = result.readings[index]
-        x1, y1, x2, y2 = (int(v) for v in boxes[index])
+    for index, reading in enumerate(result.readings):
         code = result.code_of(index)
-        in_hand = index in groups
-        colour = confidence_colour(reading.probability_of(code, 0.0)) if in_hand else _GREY
+        colour = confidence_colour(reading.probability_of(code, 0.0)) if index in groups else _GREY
         cv2.polylines(canvas, [outlines[index].astype(np.int32)], True, colour, line, cv2.LINE_AA)
-        label = code if code != "back" else "--"
         if index == winning:
-            label += " win"
             cv2.polylines(canvas, [outlines[index].astype(np.int32)], True, _WINNING, line * 3, cv2.LINE_AA)
-        if narrow and rank % 2:
-            _text_box(canvas, label, (x1, y2 + line), label_height, colour, anchor_bottom=False)
-        else:
-            _text_box(canvas, label, (x1, y1 - line), label_height, _WINNING if index == winning else colour)
-    banner_height = int(label_height * 1.5)
+    for tag in plan.tags:
+        _draw_leader(canvas, tag, line)
+    for tag in plan.tags:
+        _draw_tag(canvas, tag, plan.label_height)
     banner_colour = (40, 40, 40) if result.score is not None else (40, 40, 200)
     margin = line * 4
-    lines = wrapped_lines(banner(result), canvas.shape[1] - 2 * margin, banner_height,
-                          max_lines=1 if max_side is None else MAX_BANNER_LINES)
-    if len(lines) > 1:
+    if plan.banner_rect is None:
         # A reason too long for one line goes in a strip above the photo, never over its tiles (the
         # player reads the tiles' labels to fix them); the live window (max_side None) keeps its size.
-        step = int(banner_height * 1.45)
-        strip = np.full((margin + step * len(lines), canvas.shape[1], 3), 255, np.uint8)
-        for number, text in enumerate(lines):
-            _text_box(strip, text, (margin, margin // 2 + number * step), banner_height, banner_colour,
+        step = int(plan.banner_height * 1.45)
+        strip = np.full((margin + step * len(plan.banner_lines), canvas.shape[1], 3), 255, np.uint8)
+        for number, text in enumerate(plan.banner_lines):
+            _text_box(strip, text, (margin, margin // 2 + number * step), plan.banner_height, banner_colour,
                       anchor_bottom=False)
         return np.vstack([strip, canvas])
-    _text_box(canvas, lines[0] if lines else "", (margin, margin), banner_height, banner_colour,
-              anchor_bottom=False)
+    _text_box(canvas, plan.banner_lines[0] if plan.banner_lines else "", (margin, margin), plan.banner_height,
+              banner_colour, anchor_bottom=False)
     return canvas
 
 
 def banner(result: Any) -> str:
-    """The picture's banner: the total and how far to trust it, or why the photo was not scored
-    (drawn over as many lines as it needs, :func:`wrapped_lines`). The reading's share among the legal
-    readings is shown only for a score called sure: a hand forced against the classifier, or read
-    with a tile guessed, can be the only legal reading (100%) and still be wrong, and a player reads
-    the figure as "the tiles are right"; such a total says "check the tiles" instead."""
+    """The picture's banner: the total and how far to trust it, in the words of the text and the JSON
+    (``ConfidenceReport.statement``), or why the photo was not scored (drawn over as many lines as it
+    needs, :func:`wrapped_lines`)."""
     if result.score is None:
         return f"not scored: {result.error or 'no hand'}"
     score = result.score
     if not score.valid:
         return f"{score.rules}: not a valid win"
-    if result.report is not None and not result.report.score_stable:
-        trust = " (score uncertain: check the tiles)"
-    else:
-        trust = f" (reading {result.decoded.confidence:.0%})" if result.decoded is not None else ""
+    trust = "" if result.report is None else f" ({result.report.statement})"
     return f"{score.rules}: {score.total} {score.unit}{trust}"
 
 

@@ -74,10 +74,9 @@ def format_result(result: Any) -> str:
     decoded = result.decoded
     unseen = decoded.unseen
     tiles = sum(len(g.tile_indices) for g in decoded.best.groups) + (unseen is not None)
-    # decoded.confidence is the best reading's share of the legal readings, so say so: a forced
-    # correction can make it high while the corrected tile itself was unlikely (shown below).
-    lines = [f"{result.image}: {tiles} tiles in the hand, "
-             f"confidence {decoded.confidence:.0%} among the legal readings"]
+    report = result.report
+    lines = [f"{result.image}: {tiles} tiles in the hand"
+             + ("" if report is None else f"; {report.statement}")]
     lines.extend(_hand_lines(result))
     lines.append(_winning_line(result))
     if unseen is not None and not unseen.winning:
@@ -90,11 +89,9 @@ def format_result(result: Any) -> str:
         lines.append("  assumed (not given by flags or --table): " + "; ".join(result.assumed))
     lines.append("")
     lines.append(result.score.to_text())
-    report = result.report
     if report is not None and report.alternatives:
         lines.append("")
-        verdict = "sure enough" if report.score_stable else "NOT certain"
-        lines.append(f"score is {verdict}; other readings:")
+        lines.append("other readings and their totals:")
         for alternative in report.alternatives:
             share = "" if alternative.share is None else f" ({alternative.share:.0%})"
             lines.append(f"  {alternative.description}{share}: total {alternative.total}")

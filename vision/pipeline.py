@@ -164,6 +164,8 @@ class PhotoResult:
             "tiles": tiles,
             "hand": self.hand,
             "confidence": None if self.decoded is None else round(self.decoded.confidence, 4),
+            # How far to trust the total: the same words as the text and the picture.
+            "statement": None if self.report is None else self.report.statement,
             "warnings": list(self.warnings),
             "score": None if self.score is None else self.score.to_json(),
         }
@@ -230,7 +232,8 @@ def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any, con
     inferred reads the same. The first layout's error is the one reported if none reads."""
     first_error: InputError | None = None
     with_unseen: Decoded | None = None
-    layouts = layout_candidates(readings, complete_kongs=infer_unseen)
+    size = rules.hand_tiles + 1
+    layouts = layout_candidates(readings, complete_kongs=infer_unseen, hand_size=size)
     for layout in layouts:
         try:
             decoded = decode_hand(readings, layout, rules=rules, table=table, context=context,
@@ -241,7 +244,7 @@ def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any, con
         if decoded.unseen is None:
             return layout, decoded
         with_unseen = with_unseen or (layout, decoded)
-    if infer_unseen and any(_one_short(layout) for layout in layouts):
+    if infer_unseen and any(_one_short(layout, size) for layout in layouts):
         in_front = _winning_tile_in_front(readings, layouts[0], rules, table, context, named)
         if in_front is not None:
             return in_front
@@ -250,16 +253,17 @@ def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any, con
     raise first_error or InputError("no tiles found in the photo")
 
 
-def _one_short(layout: Layout) -> bool:
-    """Whether the layout's hand is one tile short: 16 tiles in its row and sets (17 or more with
-    kongs among its sets). A tile in front of the row can make the hand whole only then
-    (:func:`_winning_tile_in_front`); the row and the sets may be grouped anew once it is taken, so
-    their tiles are counted together. A photo of no hand, a rack of 15 or 18, would otherwise be
-    laid out and decoded again for every tile near it, for nothing (29 s for one real table photo)."""
+def _one_short(layout: Layout, hand_size: int) -> bool:
+    """Whether the layout's hand of ``hand_size`` tiles is one short: 16 tiles in its row and sets
+    for a hand of 17 (more with kongs among its sets), 13 for one of 14. A tile in front of the row
+    can make the hand whole only then (:func:`_winning_tile_in_front`); the row and the sets may be
+    grouped anew once it is taken, so their tiles are counted together. A photo of no hand, a rack
+    of 15 or 18, would otherwise be laid out and decoded again for every tile near it, for nothing
+    (29 s for one real table photo)."""
     sets = [g for g in layout.groups if g.role is not GroupRole.FLOWERS]
     tiles = sum(len(g.tile_indices) for g in sets)
     kongs = sum(len(g.tile_indices) // 4 for g in sets if g.role is not GroupRole.CONCEALED)
-    return 16 <= tiles <= 16 + kongs
+    return hand_size - 1 <= tiles <= hand_size - 1 + kongs
 
 
 #: Ignored tiles at most this many tile sizes (centre to centre) from a concealed tile are tried as
@@ -296,7 +300,7 @@ def _winning_tile_in_front(readings: list[TileReading], layout: Layout, rules: A
     for index in nearest[:IN_FRONT_TRIES]:
         turned = list(readings)
         turned[index] = replace(readings[index], detection=replace(readings[index].detection, rotated=True))
-        for layout_turned in layout_candidates(turned, complete_kongs=True):
+        for layout_turned in layout_candidates(turned, complete_kongs=True, hand_size=rules.hand_tiles + 1):
             if layout_turned.winning_index != index:
                 continue
             try:

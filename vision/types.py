@@ -12,6 +12,11 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+#: Tiles in a complete 16-tile-game hand with its winning tile, a kong counting as 3 (five sets and a
+#: pair); a rule set of 13 tiles (four sets and a pair) has 14. Layout, decoding and the missing-tile
+#: hints take it from the rule set (``RuleSet.hand_tiles + 1``); this is the default where none is given.
+HAND_SIZE = 17
+
 
 @dataclass(frozen=True)
 class Detection:

@@ -23,12 +23,10 @@ from dataclasses import dataclass
 from scoring.errors import InputError
 from scoring.shapes import SPECIAL_SHAPES, winning_tiles
 from scoring.tiles import SET_TILE_CODES
-from vision.types import LegalReading
+from vision.types import HAND_SIZE, LegalReading
 
 #: Log prior of each code for the unseen tile: uniform over the 34 set tiles (the photo shows nothing).
 UNSEEN_LOG_PRIOR = math.log(1.0 / len(SET_TILE_CODES))
-#: The most sets a hand lays down: five sets and the pair make its 17 tiles.
-MOST_SETS = 5
 
 
 class TileCountError(InputError):
@@ -41,18 +39,20 @@ class TileCountError(InputError):
         self.surplus = surplus
 
 
-def unseen_tiles(standing: int, expected: int, infer: bool = True) -> int:
+def unseen_tiles(standing: int, expected: int, infer: bool = True, hand_size: int = HAND_SIZE) -> int:
     """How many tiles of the hand the photo does not show, from the ``standing`` tiles found and the
     ``expected`` count the sets on the table require (``vision.decode.expected_standing_tiles``): 0, or
     1 when the row is exactly one short and ``infer`` allows reading it. Any other count cannot be
-    read: TileCountError naming the counts and the likely cause."""
+    read: TileCountError naming the counts and the likely cause. ``hand_size``: the tiles of a
+    complete hand under the rule set (:data:`vision.types.HAND_SIZE`, 14 for a 13-tile game)."""
     short = expected - standing
     if short == 0 or (short == 1 and infer):
         return short
-    sets = (17 - expected) // 3
-    if sets > MOST_SETS:
+    sets = (hand_size - expected) // 3
+    most = (hand_size - 2) // 3
+    if sets > most:
         raise TileCountError(f"not a hand: {sets} sets found laid on the table, and a hand holds at most "
-                             f"{MOST_SETS}; is the photo of a whole tile set laid out, or of more than "
+                             f"{most}; is the photo of a whole tile set laid out, or of more than "
                              "one hand?", surplus=-short)
     hint = ""
     if short == 1:
@@ -65,7 +65,8 @@ def unseen_tiles(standing: int, expected: int, infer: bool = True) -> int:
     elif short == -1:
         hint = "; is a tile from outside the hand (a discard, the wall) in the row?"
     raise TileCountError(f"not a winning hand: {standing} standing tiles with {sets} set(s) on the table; "
-                     f"a complete hand has {expected} (17 with no sets laid down, 3 fewer per set){hint}",
+                     f"a complete hand has {expected} ({hand_size} with no sets laid down, 3 fewer per set)"
+                     f"{hint}",
                      surplus=-short)
 
 

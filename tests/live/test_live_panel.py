@@ -52,6 +52,8 @@ def test_a_steady_hand_shows_its_groups_and_itemised_score():
     document = update.announced.document
     lines = texts(update)
     assert f"TOTAL {document['score']['total']} tai" in lines
+    # How far to trust it, in the photo's own words (never a "reading confidence" share beside them).
+    assert document["statement"] in lines and not any("confidence" in text for text in lines)
     assert any(text.startswith("hand: ") and "7p 7p" in text for text in lines)
     for item in document["score"]["items"]:
         assert any(item["name"] in text for text in lines)

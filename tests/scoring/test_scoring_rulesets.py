@@ -72,7 +72,7 @@ def test_missing_rule_file_is_an_input_error(tmp_path):
 def test_shipped_rule_sets_are_complete(ruleset):
     """Every row cites its seed row, has a Chinese name where the 16-tile seeds give one, and
     every option is used by some row or by the engine."""
-    assert ruleset.seed and ruleset.unit
+    assert ruleset.source and ruleset.unit
     for row in ruleset.patterns:
         assert row.seed, f"{ruleset.id}:{row.id} does not cite its seed row"
     used = {row.when for row in ruleset.patterns} | {row.unless for row in ruleset.patterns}

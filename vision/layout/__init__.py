@@ -15,8 +15,8 @@ or one global scale:
 2. each tile's extent along and across the row is measured from its own outline (near tiles are
    bigger than far ones), and touching neighbours along the row are chained into *runs*;
 3. the concealed row is the run of standing tiles whose length fits the tile count left by the
-   other sets (17 - 3 per set), else simply the longest; sets, kongs and flowers are the runs
-   near it; the winning tile is found by the table conventions above.
+   other sets (17 - 3 per set; 14 - 3 per set under a 13-tile rule set), else simply the longest;
+   sets, kongs and flowers are the runs near it; the winning tile is found by the table conventions above.
 
 The modules follow what they decide: :mod:`~vision.layout.rows` (tiles, row direction, runs),
 :mod:`~vision.layout.concealed` (the concealed row), :mod:`~vision.layout.hand` (which runs are

@@ -14,7 +14,7 @@ from vision.layout.hand import GRID_LINES, hand_runs, stacked_rows
 from vision.layout.rows import Frame, Tile, plain_count, readings_row_angle, to_tiles, touching_runs
 from vision.layout.sets import SURE_FLOWER, exposed_groups, fit_count, partial_kong, sets_of
 from vision.layout.winning import lying_beside, winning_tile
-from vision.types import GroupRole, Layout, TileGroup, TileReading
+from vision.types import HAND_SIZE, GroupRole, Layout, TileGroup, TileReading
 
 #: A run of at least this many face-up tiles away from the hand means a second hand.
 LONG_RUN = 8
@@ -24,18 +24,19 @@ class FaceDownRowError(InputError):
     """The row taken for the concealed one is mostly backs: a Ting hand, or a wall taken for the row."""
 
 
-def layout_tiles(readings: list[TileReading]) -> Layout:
+def layout_tiles(readings: list[TileReading], hand_size: int = HAND_SIZE) -> Layout:
     """Arrange readings into the hand's groups; see the module docstring for the table conventions.
 
     Groups hold indices into ``readings``; the concealed group includes the winning tile. A MELD
     group may hold several touching sets (6-8 tiles): the decoder splits it into legal sets.
     Raises InputError when there are no tiles, two hands, or a face-down concealed row.
+    ``hand_size``: the tiles of a complete hand under the rule set (:data:`vision.types.HAND_SIZE`).
     """
-    return layout_candidates(readings, limit=1)[0]
+    return layout_candidates(readings, limit=1, hand_size=hand_size)[0]
 
 
-def layout_candidates(readings: list[TileReading], limit: int = 3,
-                      complete_kongs: bool = False) -> list[Layout]:
+def layout_candidates(readings: list[TileReading], limit: int = 3, complete_kongs: bool = False,
+                      hand_size: int = HAND_SIZE) -> list[Layout]:
     """Up to ``limit`` layouts, most plausible first, differing in which row is the concealed one.
 
     Two rows can both fit the tile count (four standing tiles and ten exposed in a row in front of
@@ -43,6 +44,7 @@ def layout_candidates(readings: list[TileReading], limit: int = 3,
     order and keeps the first that reads as a legal winning hand. ``complete_kongs`` reads two or
     three backs as a concealed kong whose other backs were not found, when the hand is one set short
     (:func:`partial_kong`); a photo may, the camera should not (the player may still be laying it).
+    ``hand_size``: the tiles of a complete hand, a kong as 3 (17; 14 under a 13-tile rule set).
     """
     if not readings:
         raise InputError("no tiles found in the photo")
@@ -50,7 +52,7 @@ def layout_candidates(readings: list[TileReading], limit: int = 3,
     runs = touching_runs(tiles)
     if sum(t.face_down for t in tiles) * 2 > len(tiles) and not any(plain_count(r) >= 2 for r in runs):
         raise InputError("the concealed tiles are face-down (Ting?); turn them face up to read the hand")
-    rows = choose_concealed(runs)
+    rows = choose_concealed(runs, hand_size)
     layouts: list[Layout] = []
     first_error: InputError | None = None
     considered = limit  # rows looked at: the ``limit`` likeliest, and one more per row of backs
@@ -59,7 +61,7 @@ def layout_candidates(readings: list[TileReading], limit: int = 3,
             break
         considered -= 1
         try:
-            layouts.append(_layout_for(readings, runs, row, complete_kongs))
+            layouts.append(_layout_for(readings, runs, row, complete_kongs, hand_size))
         except FaceDownRowError as error:
             # A row of backs (a wall that the tile count fitted better than the hand's row) gives
             # way to the next row; if no row reads, the likeliest row's reason is the one given.
@@ -75,14 +77,15 @@ def layout_candidates(readings: list[TileReading], limit: int = 3,
     return layouts
 
 
-def concealed_row_of_sure_tiles(readings: list[TileReading]) -> tuple[list[int], int | None] | None:
+def concealed_row_of_sure_tiles(readings: list[TileReading],
+                                hand_size: int = HAND_SIZE) -> tuple[list[int], int | None] | None:
     """The concealed row of the most plausible layout of the sure detections (spares left out), as
     indices into ``readings``, and the winning tile's index there (None when the layout names none);
     None when the sure tiles make no layout. For the second looks at a photo (a tile read turned, a
     tile too many), which ask where the row lies before the hand is read again."""
     sure = [i for i, reading in enumerate(readings) if not reading.detection.spare]
     try:
-        layout = layout_candidates([readings[i] for i in sure])[0]
+        layout = layout_candidates([readings[i] for i in sure], hand_size=hand_size)[0]
     except InputError:
         return None
     found = concealed_row_in(layout)
@@ -102,7 +105,7 @@ def concealed_row_in(layout: Layout) -> tuple[list[int], int | None] | None:
 
 
 def _layout_for(readings: list[TileReading], runs: list[list[Tile]], row: list[int],
-                complete_kongs: bool = False) -> Layout:
+                complete_kongs: bool = False, hand_size: int = HAND_SIZE) -> Layout:
     concealed = [t for k in row for t in runs[k]]
     frame = Frame.of(concealed)
     concealed.sort(key=lambda t: float(np.array([t.x, t.y]) @ frame.direction))
@@ -124,7 +127,7 @@ def _layout_for(readings: list[TileReading], runs: list[list[Tile]], row: list[i
     rival = lying_beside(frame, near) if source is None and winning is not None and winning.rotated else None
     if rival is not None:
         groups, _ = exposed_groups([r for r in near if r is not rival])
-        if standing + 1 == 17 - 3 * sum(sets_of(g) for g in groups):
+        if standing + 1 == hand_size - 3 * sum(sets_of(g) for g in groups):
             # The row's sideways tile makes the hand a tile short; with the tile lying beside the row
             # as the winning tile it is whole: the row's tile stands, its sideways flag was wrong.
             warnings.append("a tile lying beside the concealed row was taken as the winning tile, not the "
@@ -136,9 +139,9 @@ def _layout_for(readings: list[TileReading], runs: list[list[Tile]], row: list[i
     by_index = {t.index: t for run in runs for t in run}
     lying = int(source is not None)
     standing += lying
-    groups, dropped = fit_count(groups, standing, by_index, frame)
+    groups, dropped = fit_count(groups, standing, by_index, frame, hand_size)
     if complete_kongs:
-        groups, stray = partial_kong(groups, stray, near, standing, warnings)
+        groups, stray = partial_kong(groups, stray, near, standing, warnings, hand_size)
     if stray:
         warnings.append(f"{len(stray)} tile(s) near the hand belong to no set and were ignored")
     if dropped:
@@ -149,7 +152,7 @@ def _layout_for(readings: list[TileReading], runs: list[list[Tile]], row: list[i
     # tile count says so (flowers laid in line with the row), else they are misread set tiles.
     sets = sum(sets_of(g) for g in groups)
     flagged = [t for t in concealed if t.flower]
-    loose = flagged if flagged and len(concealed) - len(flagged) + lying == 17 - 3 * sets else []
+    loose = flagged if flagged and len(concealed) - len(flagged) + lying == hand_size - 3 * sets else []
     concealed = [t if t.flower and t in loose else replace(t, flower=False) for t in concealed]
     concealed_indices = [t.index for t in concealed if not t.flower]
     loose_flowers = [t.index for t in concealed if t.flower]

@@ -9,6 +9,7 @@ from vision.layout.hand import hand_runs
 from vision.layout.rows import Frame, Tile, plain_count
 from vision.layout.sets import sets_in
 from vision.layout.winning import winning_tile
+from vision.types import HAND_SIZE
 
 #: Runs in line with the concealed row (across it by at most this many tile heights) ...
 COLLINEAR = 0.45
@@ -52,9 +53,9 @@ def _facing_excess(frame: Frame, row: list[Tile], run: list[Tile]) -> float:
     return max(0.0, (near.along + facing.along) / (2 * frame.width) - 1.0)
 
 
-def choose_concealed(runs: list[list[Tile]]) -> list[list[int]]:
+def choose_concealed(runs: list[list[Tile]], hand_size: int = HAND_SIZE) -> list[list[int]]:
     """Concealed-row hypotheses (as run indices), best first: standing tiles whose count fits
-    17 - 3 x (sets near them) before those that do not; a row with a sideways tile first."""
+    ``hand_size`` - 3 x (sets near them) before those that do not; a row with a sideways tile first."""
     candidates = [i for i, run in enumerate(runs) if plain_count(run) >= 2]
     if not candidates:
         raise InputError("no standing tiles found: lay the hand out face up in a row")
@@ -77,7 +78,7 @@ def choose_concealed(runs: list[list[Tile]]) -> list[list[int]]:
         winning, source = winning_tile(tiles, frame, near, [])
         # Some runs in front may be discards or wall (four backs): the row fits if some of the sets
         # near it make the count; exactly all of them is better.
-        needed = 17 - standing(row) - int(source is not None)
+        needed = hand_size - standing(row) - int(source is not None)
         if needed < 0 or needed % 3:
             return 0
         return 2 if needed // 3 == sets + backs or needed // 3 == sets else int(needed // 3 <= sets + backs)
@@ -88,7 +89,7 @@ def choose_concealed(runs: list[list[Tile]]) -> list[list[int]]:
     score = {id(row): fits(row) for row in rows}
     if not any(score.values()):
         # With all five sets laid down only the pair's tile stands (the winning tile, its partner,
-        # lies across or apart): a lone upright tile is a row when the sets near it make 17.
+        # lies across or apart): a lone upright tile is a row when the sets near it make the hand.
         for i, run in enumerate(runs):
             if len(run) == 1 and run[0].plain and not run[0].rotated and not any(i in row for row in rows):
                 row = [i]

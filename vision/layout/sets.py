@@ -10,7 +10,7 @@ from dataclasses import replace
 import numpy as np
 
 from vision.layout.rows import Frame, Tile
-from vision.types import GroupRole, TileGroup
+from vision.types import HAND_SIZE, GroupRole, TileGroup
 
 #: A tile the classifier calls a flower this surely stays a flower whatever the counts say.
 SURE_FLOWER = 0.9
@@ -161,13 +161,13 @@ PARTIAL_KONG_BACKS = (2, 3)
 
 
 def partial_kong(groups: list[TileGroup], stray: list[int], near: list[list[Tile]], standing: int,
-                  warnings: list[str]) -> tuple[list[TileGroup], list[int]]:
+                 warnings: list[str], hand_size: int = HAND_SIZE) -> tuple[list[TileGroup], list[int]]:
     """Two or three backs in a run of their own near the hand become a concealed kong when the hand
     is exactly one set short. A concealed kong lies as four backs (or two backs around two faces), and
     the backs are the tiles the detector misses most; a stray run of backs is otherwise a piece of
     wall, so this happens only when the tile count asks for one more set and one such run is there."""
     sets = sum(sets_of(g) for g in groups)
-    if standing != 17 - 3 * (sets + 1):
+    if standing != hand_size - 3 * (sets + 1):
         return groups, stray
     loose = set(stray)
     candidates = []
@@ -198,14 +198,14 @@ def _doubt(group: TileGroup, tiles: dict[int, Tile], frame: Frame) -> float:
     return doubt + 1.0 * float(np.mean([frame.position(t)[1] for t in members]))
 
 
-def fit_count(groups: list[TileGroup], standing: int, tiles: dict[int, Tile],
-               frame: Frame) -> tuple[list[TileGroup], list[int]]:
-    """Too many sets for the standing tiles (17 - 3 per set): drop the most doubtful groups (wall
-    pieces, discards touching) when that makes the count exact."""
+def fit_count(groups: list[TileGroup], standing: int, tiles: dict[int, Tile], frame: Frame,
+              hand_size: int = HAND_SIZE) -> tuple[list[TileGroup], list[int]]:
+    """Too many sets for the standing tiles (``hand_size`` - 3 per set): drop the most doubtful groups
+    (wall pieces, discards touching) when that makes the count exact."""
     sets = sum(sets_of(g) for g in groups)
-    if standing <= 17 - 3 * sets or (17 - standing) % 3:
+    if standing <= hand_size - 3 * sets or (hand_size - standing) % 3:
         return groups, []
-    needed = (17 - standing) // 3
+    needed = (hand_size - standing) // 3
     doubtful = sorted((g for g in groups if g.role is not GroupRole.FLOWERS),
                       key=lambda g: -_doubt(g, tiles, frame))
     dropped: list[TileGroup] = []

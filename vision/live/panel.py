@@ -13,6 +13,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.confidence import SCORE_SURE
 from vision.geometry import intersection_area
 from vision.live.engine import HandOutcome, LiveUpdate
 from vision.live.stability import DEFAULT_HOLD_SECONDS, TableStatus
@@ -138,9 +139,9 @@ def panel_lines(update: LiveUpdate | None, info: PanelInfo) -> list[tuple[str, t
     if outcome is None:
         return lines
     document = outcome.document
-    hand_confidence = document.get("confidence")
-    if isinstance(hand_confidence, int | float):
-        lines.append((f"reading confidence {hand_confidence:.0%}", confidence_colour(float(hand_confidence))))
+    statement = document.get("statement")  # the photo's own words: the same as its text and picture
+    if isinstance(statement, str):
+        lines.append((statement, GREEN if statement == SCORE_SURE else AMBER))
     score = document.get("score") or {}
     if score.get("valid", True):
         lines.append((f"TOTAL {score.get('total', '?')} {score.get('unit', '')}".rstrip(), GREEN))
