@@ -89,8 +89,7 @@ def score_hand(hand: Hand, rules: str | RuleSet = "taiwan",
     report.side_payments = build_side_payments(ruleset, facts, reading, context, options, plan.side_rows)
     minimum = table.minimum_for(context.round_wind)
     if minimum is not None and total < minimum:
-        warnings.append(f"total {total} is below the table minimum of {minimum} {ruleset.unit} "
-                        "(still a legal win, scored as it stands)")
+        warnings.append(f"total {total} is below the table minimum of {minimum} {ruleset.unit} (still a win)")
     warnings.extend(_context_warnings(facts, ruleset, table))
     return report
 
