@@ -165,7 +165,7 @@ def test_uploads_that_are_not_photos_or_too_big_are_refused(server: RunningServe
     status, body = upload(server, "notes.txt", b"hello")
     assert status == 400 and "not a photo name" in body["error"]
     status, body = upload(server, "fake.jpg", b"\xff\xd8 definitely not a jpeg")
-    assert status == 400 and "not a readable image" in body["error"]
+    assert status == 400 and "'fake.jpg': not an image" in body["error"]
     status, raw = announce_body(server, "POST", "/api/upload?name=big.jpg", MAX_UPLOAD_BYTES + 1)
     assert status == 413 and b"refused" in raw
     status, _ = request(server, "POST", "/api/upload?name=a.jpg", b"\xff\xd8",

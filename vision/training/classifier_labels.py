@@ -34,6 +34,7 @@ import numpy as np
 from scoring.tiles import VISION_CODES
 from vision.dataset.manifest import UNKNOWN_CODE, ManifestRecord, TileLabel, image_path, write_manifest
 from vision.dataset.paths import REPO_ROOT, shared_data_dir
+from vision.imageio import read_bgr
 from vision.models.classifier import SIDEWAYS_ASPECT, TileClassifier, crop_detection
 from vision.types import Detection
 
@@ -126,7 +127,7 @@ def is_sideways(box: tuple[float, float, float, float]) -> bool:
 
 def photo_log_probs(classifier: TileClassifier, photo: PhotoBoxes) -> np.ndarray:
     """Log-probabilities per box (rows in box order, columns in VISION_CODES order) + upstream prior."""
-    image = cv2.imread(str(photo.path))
+    image = read_bgr(photo.path)
     crops = [crop_detection(image, Detection(box=box, score=1.0)) for box in photo.boxes]
     probabilities = classifier.probabilities(crops)
     order = [classifier.labels.index(code) for code in VISION_CODES]
