@@ -32,6 +32,8 @@ import cv2
 import numpy as np
 
 from scoring.errors import InputError
+from vision.dataset.files import IMAGE_SUFFIXES
+from vision.imageio import read_header
 
 _URL_PATTERN = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
 
@@ -92,6 +94,8 @@ def parse_source(text: str) -> VideoSource:
         raise InputError(f"not a video file: {text}")
     if path.stat().st_size == 0:
         raise InputError(f"video file is empty (0 bytes): {text}")
+    if path.suffix.lower() in IMAGE_SUFFIXES:
+        read_header(path)  # a still photo: not an image, or too large, is refused from its header
     return VideoSource(str(path))
 
 
@@ -222,10 +226,21 @@ class FrameGrabber:
         self.frame_size: tuple[int, int] | None = None
         self._started_at = 0.0
         self._failed_attempts = 0  # reconnect attempts since the last frame that arrived
+        self._first: np.ndarray | None = None  # a file's first frame, read by start()
 
     # -- lifecycle -------------------------------------------------------------------------------
     def start(self) -> FrameGrabber:
+        """Open the source; a file's first frame is read here too, so a file that yields none (not a
+        video, a photo OpenCV refuses) is an InputError where the user sees it, not "0 frames read"."""
         self._capture = self._opener(self.source)
+        if self.source.is_file:
+            ok, first = self._capture.read()
+            if not ok or first is None:
+                self._capture.release()
+                self._capture = None
+                raise InputError(f"{self.source.describe()}: no frame could be read from it "
+                                 "(not a video or image OpenCV can decode)")
+            self._first = first
         fps = float(self._capture.get(cv2.CAP_PROP_FPS) or 0.0)
         self.fps = fps if 1.0 <= fps <= 240.0 else self._fps_if_unknown
         count = float(self._capture.get(cv2.CAP_PROP_FRAME_COUNT) or 0.0)
@@ -333,7 +348,10 @@ class FrameGrabber:
         try:
             while not self._stop.is_set():
                 capture = self._capture
-                ok, image = capture.read() if capture is not None else (False, None)
+                if self._first is not None:
+                    ok, image, self._first = True, self._first, None
+                else:
+                    ok, image = capture.read() if capture is not None else (False, None)
                 if not ok or image is None:
                     if self.finite:
                         self._end_of_media(index)
