@@ -127,7 +127,21 @@ def test_no_tiles_is_exit_2(tmp_path, capsys):
     felt[:] = (60, 120, 40)
     cv2.imwrite(str(empty_table), felt)
     assert main(["photo", str(empty_table)]) == 2
-    assert "no tiles" in capsys.readouterr().err
+    assert capsys.readouterr().err == f"taicam: error: {empty_table}: no tiles found in the photo\n"
+
+
+def test_each_line_about_one_of_several_photos_names_it(tmp_path, capsys):
+    """``taicam photo notes.jpg wall.jpg hand.jpg``: "no tiles found in the photo" said which."""
+    notes, wall = tmp_path / "notes.jpg", tmp_path / "wall.jpg"
+    notes.write_text("milk, eggs, tiles")
+    cv2.imwrite(str(wall), np.full((960, 1280, 3), (200, 210, 215), np.uint8))
+    hand = SAMPLES / "hand-overhead.jpg"
+    assert main(["photo", str(notes), str(wall), str(hand)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [
+        f"taicam: error: {notes}: not an image (or a format taicam cannot read)",
+        f"taicam: error: {wall}: no tiles found in the photo"]
+    assert captured.out.startswith(f"{hand}: ")
 
 
 @pytest.mark.parametrize("record", REAL, ids=[Path(r.image).name[:12] for r in REAL])
