@@ -28,7 +28,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from scoring.tiles import VISION_CODES
@@ -86,9 +85,9 @@ def load_photo_boxes(folder: Path | None = None) -> list[PhotoBoxes]:
     photos = []
     for image_file in sorted((folder / "images").glob("*.jpg")):
         label_file = folder / "labels" / f"{image_file.stem}.txt"
-        image = cv2.imread(str(image_file))
-        if image is None or not label_file.is_file():
+        if not label_file.is_file():
             continue
+        image = read_bgr(image_file)
         height, width = image.shape[:2]
         boxes, ids = [], []
         for line in label_file.read_text().splitlines():

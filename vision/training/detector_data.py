@@ -119,11 +119,9 @@ def _save_cached(sample: DetectorSample, image_path: Path, label_path: Path) -> 
 
 
 def _load_cached(image_path: Path, label_path: Path) -> DetectorSample | None:
-    if not label_path.is_file():
+    if not (label_path.is_file() and image_path.is_file()):
         return None
-    image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
-    if image is None:
-        return None
+    image = read_bgr(image_path)
     labels = json.loads(label_path.read_text())
     quads = labels.get("quads")
     return DetectorSample(
