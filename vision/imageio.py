@@ -106,10 +106,11 @@ def _open_checked(source: Path | io.BytesIO, name: str, heif: bool) -> Image.Ima
     except (OSError, ValueError, SyntaxError) as error:
         raise InputError(f"{name}: cannot read the image header ({error})") from None
     width, height = image.size
-    if width <= 0 or height <= 0 or width * height > MAX_PIXELS:
+    if width <= 0 or height <= 0:
         image.close()
-        if width <= 0 or height <= 0:
-            raise InputError(f"{name}: the image has no pixels ({width}x{height})")
+        raise InputError(f"{name}: the image has no pixels ({width}x{height})")
+    if width * height > MAX_PIXELS:
+        image.close()
         raise InputError(f"{name}: the image is {width}x{height} pixels ({width * height / 1e6:.0f} MP); "
                          f"the limit is {MAX_PIXELS / 1e6:.0f} MP")
     return image
@@ -231,8 +232,7 @@ def read_bgr(path: str | os.PathLike[str], flags: int = cv2.IMREAD_COLOR) -> np.
     """``cv2.imread(path, flags)`` (the same pixels: training and the renders depend on them) once
     the header passed :func:`open_image`'s checks; InputError naming the file if OpenCV cannot decode
     it."""
-    with open_image(path):
-        pass
+    open_image(path).close()
     image = cv2.imread(str(path), flags)
     if image is None:
         raise InputError(f"{path}: OpenCV cannot decode this image")
