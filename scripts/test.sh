@@ -13,14 +13,7 @@ if ! { python -m pip install --upgrade pip && python -m pip install -e ".[test,t
     exit 1
 fi
 # The labelling tool's browser tests drive Debian's Chromium (nothing is downloaded at run time).
-if ! command -v chromium >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ]; then
-        { apt-get update -qq && apt-get install -y -qq chromium; } >/dev/null 2>&1 \
-            || echo "note: could not install chromium; the browser tests will be skipped" >&2
-    else
-        echo "note: chromium is not installed; the browser tests will be skipped" >&2
-    fi
-fi
+bash scripts/ensure_chromium.sh
 status=0
 python -m pytest -q "$@" || status=$?
 ruff check . || status=$?

@@ -20,11 +20,11 @@ MAX_LINES = 400
 OVERSIZED = {
     "vision/pipeline.py": 861,
     "vision/decode.py": 651,
-    "vision/training/classifier_data.py": 612,
+    "vision/training/classifier_data.py": 613,
     "vision/evaluation/hands.py": 569,
-    "vision/training/detector.py": 557,
+    "vision/training/detector.py": 558,
     "vision/live/session.py": 496,
-    "vision/training/detector_data.py": 459,
+    "vision/training/detector_data.py": 456,
 }
 
 

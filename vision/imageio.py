@@ -1,15 +1,19 @@
 """Loading photos safely: EXIF-upright BGR arrays, a clear error for anything that is not a usable image.
 
-Phones write 12-50 MP JPEGs with the rotation in an EXIF tag, so the loader reads the header first
-(size, orientation) and refuses absurd sizes before decoding a single pixel. Detection needs only a
-reduced image: for JPEG, PIL's ``draft`` decodes at 1/2, 1/4 or 1/8 scale straight from the DCT
-coefficients, which is both faster and far lighter than decoding the full frame and shrinking it.
-:class:`PhotoSource` keeps the file open in that spirit: one small image for the detector, a larger
-one only if the tiles are too small to classify from it.
+Every image taicam reads from a file or an upload is opened here (:func:`open_image`), so one check
+guards them all: the size in the file's header is refused before anything is decoded, EXIF included
+(a PNG's EXIF may follow its pixels, and Pillow decodes the whole image to find it). Phones write
+12-50 MP JPEGs with the rotation in an EXIF tag, and iPhones HEIC (read through pillow-heif, which
+hands the pixels over already turned upright). Detection needs only a reduced image: for JPEG,
+PIL's ``draft`` decodes at 1/2, 1/4 or 1/8 scale straight from the DCT coefficients, which is both
+faster and far lighter than decoding the full frame and shrinking it. :class:`PhotoSource` keeps
+the file open in that spirit: one small image for the detector, a larger one only if the tiles are
+too small to classify from it.
 """
 
 from __future__ import annotations
 
+import io
 import math
 import os
 import warnings
@@ -18,6 +22,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import pillow_heif
 from PIL import Image, ImageFile, UnidentifiedImageError
 
 from scoring.errors import InputError
@@ -30,9 +35,9 @@ MAX_FILE_BYTES = 200 * 1024 * 1024
 #: Reduced JPEG decoding may come out up to this much smaller than the size asked for.
 DRAFT_SLACK = 0.85
 
-# PIL's own decompression-bomb guard would raise its own exception type; ours is clearer and lower.
-Image.MAX_IMAGE_PIXELS = None
 ImageFile.LOAD_TRUNCATED_IMAGES = False
+# HEIC/HEIF (an iPhone's default photo format) opens through Image.open like any other format.
+pillow_heif.register_heif_opener()
 
 _EXIF_ORIENTATION_TAG = 0x0112
 
@@ -54,7 +59,8 @@ class ImageHeader:
         return self.stored_width, self.stored_height
 
 
-def _open(path: Path) -> Image.Image:
+def _check_file(path: Path) -> None:
+    """Refuse a path that is not a plain, non-empty file of a sane size (InputError naming it)."""
     if not path.exists():
         raise InputError(f"{path}: no such file")
     if path.is_dir():
@@ -65,30 +71,64 @@ def _open(path: Path) -> Image.Image:
     if size > MAX_FILE_BYTES:
         raise InputError(f"{path}: the file is {size / 1e6:.0f} MB; "
                          f"the limit is {MAX_FILE_BYTES / 1e6:.0f} MB")
+
+
+def open_image(path: str | os.PathLike[str]) -> Image.Image:
+    """The image file opened lazily (no pixel decoded yet), its header size already checked: an
+    InputError naming ``path`` for a missing, empty, unreadable or oversized file. Close it after use
+    (``with open_image(path) as image``)."""
+    path = Path(path)
+    _check_file(path)
+    return _open_checked(path, str(path), _is_heif(path))
+
+
+def open_image_bytes(data: bytes, name: str) -> Image.Image:
+    """Like :func:`open_image`, for an image held in memory (an upload); errors name ``name``."""
+    if not data:
+        raise InputError(f"{name}: the file is empty (0 bytes)")
+    return _open_checked(io.BytesIO(data), name, _is_heif_head(data[:12]))
+
+
+def _open_checked(source: Path | io.BytesIO, name: str, heif: bool) -> Image.Image:
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return Image.open(path)
+            warnings.simplefilter("ignore")  # Pillow's DecompressionBombWarning: our limit follows
+            image = Image.open(source)
+    except Image.DecompressionBombError:
+        # Pillow refuses at twice its own limit, before we see the size.
+        raise InputError(f"{name}: the image is over {2 * Image.MAX_IMAGE_PIXELS / 1e6:.0f} MP; "
+                         f"the limit is {MAX_PIXELS / 1e6:.0f} MP") from None
     except UnidentifiedImageError:
-        if _is_heif(path):
-            raise InputError(f"{path}: a HEIC/HEIF photo, which taicam cannot read: save it as JPEG "
-                             "(an iPhone takes JPEGs with Settings > Camera > Formats > Most Compatible)"
+        if heif:
+            raise InputError(f"{name}: a HEIC/HEIF photo that cannot be read (truncated or corrupt)"
                              ) from None
-        raise InputError(f"{path}: not an image (or a format taicam cannot read)") from None
+        raise InputError(f"{name}: not an image (or a format taicam cannot read)") from None
     except (OSError, ValueError, SyntaxError) as error:
-        raise InputError(f"{path}: cannot read the image header ({error})") from None
+        raise InputError(f"{name}: cannot read the image header ({error})") from None
+    width, height = image.size
+    if width <= 0 or height <= 0:
+        image.close()
+        raise InputError(f"{name}: the image has no pixels ({width}x{height})")
+    if width * height > MAX_PIXELS:
+        image.close()
+        raise InputError(f"{name}: the image is {width}x{height} pixels ({width * height / 1e6:.0f} MP); "
+                         f"the limit is {MAX_PIXELS / 1e6:.0f} MP")
+    return image
 
 
-#: ISO base media file brands of HEIC/HEIF still images (an iPhone's default photo format), which
-#: Pillow does not read without a plugin taicam does not depend on.
+#: ISO base media file brands of HEIC/HEIF still images, to name a HEIC that does not open as one.
 _HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1"}
 
 
-def _is_heif(path: Path) -> bool:
-    """Whether the file starts as a HEIC/HEIF image does (an ``ftyp`` box naming a HEIF brand)."""
-    with path.open("rb") as file:
-        head = file.read(12)
+def _is_heif_head(head: bytes) -> bool:
+    """Whether a file's first 12 bytes start it as a HEIC/HEIF image does (an ``ftyp`` box naming a
+    HEIF brand)."""
     return len(head) == 12 and head[4:8] == b"ftyp" and head[8:12] in _HEIF_BRANDS
+
+
+def _is_heif(path: Path) -> bool:
+    with path.open("rb") as file:
+        return _is_heif_head(file.read(12))
 
 
 def _orientation(image: Image.Image) -> int:
@@ -99,23 +139,15 @@ def _orientation(image: Image.Image) -> int:
     return int(value) if isinstance(value, int) and 1 <= value <= 8 else 1
 
 
+def header_of(image: Image.Image) -> ImageHeader:
+    """The header of an image from :func:`open_image` (its EXIF read only now that its size passed)."""
+    return ImageHeader(image.width, image.height, _orientation(image), image.format or "?")
+
+
 def read_header(path: str | os.PathLike[str]) -> ImageHeader:
     """Read size and orientation without decoding pixels; raise InputError for unusable files."""
-    path = Path(path)
-    with _open(path) as image:
-        return _checked_header(path, image)
-
-
-def _checked_header(path: Path, image: Image.Image) -> ImageHeader:
-    """The open image's header, refused (InputError) if it has no pixels or too many."""
-    header = ImageHeader(image.width, image.height, _orientation(image), image.format or "?")
-    width, height = header.stored_width, header.stored_height
-    if width <= 0 or height <= 0:
-        raise InputError(f"{path}: the image has no pixels ({width}x{height})")
-    if width * height > MAX_PIXELS:
-        raise InputError(f"{path}: the image is {width}x{height} pixels ({width * height / 1e6:.0f} MP); "
-                         f"the limit is {MAX_PIXELS / 1e6:.0f} MP")
-    return header
+    with open_image(path) as image:
+        return header_of(image)
 
 
 def apply_orientation(array: np.ndarray, orientation: int) -> np.ndarray:
@@ -157,8 +189,8 @@ def _as_rgb(image: Image.Image) -> Image.Image:
 
 
 def _decode(path: Path, max_side: int | None) -> tuple[np.ndarray, ImageHeader]:
-    with _open(path) as image:
-        header = _checked_header(path, image)
+    with open_image(path) as image:
+        header = header_of(image)
         if max_side is not None and image.format == "JPEG":
             # draft() picks the smallest DCT scale (1/2, 1/4, 1/8) still at least the requested size.
             # Asking for a little less than max_side lets a 4032-pixel photo decode at 1/4 (1008)
@@ -194,6 +226,17 @@ def load_image(path: str | os.PathLike[str], max_side: int | None = None) -> np.
     oversized file, so callers never see a decoder traceback.
     """
     return _decode(Path(path), max_side)[0]
+
+
+def read_bgr(path: str | os.PathLike[str], flags: int = cv2.IMREAD_COLOR) -> np.ndarray:
+    """``cv2.imread(path, flags)`` (the same pixels: training and the renders depend on them) once
+    the header passed :func:`open_image`'s checks; InputError naming the file if OpenCV cannot decode
+    it."""
+    open_image(path).close()
+    image = cv2.imread(str(path), flags)
+    if image is None:
+        raise InputError(f"{path}: OpenCV cannot decode this image")
+    return image
 
 
 class PhotoSource:

@@ -30,15 +30,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.imageio import read_bgr
+
 SAMPLE = Path(__file__).resolve().parents[1] / "datasets" / "samples" / "hand-overhead.jpg"
 SIZES = ((1280, 960), (4032, 3024))
 
 
 def photo_of_size(source: Path, width: int, height: int, folder: Path) -> Path:
     """The sample resized to width x height, saved as a JPEG (quality 92, like a phone)."""
-    image = cv2.imread(str(source))
-    if image is None:
-        raise SystemExit(f"cannot read {source}")
+    image = read_bgr(source)
     if (image.shape[1], image.shape[0]) != (width, height):
         image = cv2.resize(image, (width, height), interpolation=cv2.INTER_CUBIC)
     path = folder / f"photo-{width}x{height}.jpg"
@@ -59,9 +59,7 @@ def far_off(image: np.ndarray, times: int) -> np.ndarray:
 
 def far_photo_of_size(source: Path, width: int, height: int, folder: Path) -> Path:
     """The sample at half of width x height in the middle of a width x height JPEG (:func:`far_off`)."""
-    image = cv2.imread(str(source))
-    if image is None:
-        raise SystemExit(f"cannot read {source}")
+    image = read_bgr(source)
     image = cv2.resize(image, (width // 2, height // 2), interpolation=cv2.INTER_CUBIC)
     path = folder / f"photo-{width}x{height}-far.jpg"
     cv2.imwrite(str(path), far_off(image, 2), [cv2.IMWRITE_JPEG_QUALITY, 92])

@@ -100,6 +100,12 @@ def format_result(result: Any) -> str:
     return "\n".join(lines)
 
 
+def naming_the_photo(image: Path, error: InputError) -> str:
+    """The error as one line that names the photo it is about (the loader's errors already start so)."""
+    message = str(error)
+    return message if message.startswith(f"{image}: ") else f"{image}: {message}"
+
+
 def run_photos(images: list[Path], *, ruleset: Any, table: Any, context: dict[str, Any], as_json: bool,
                annotate: Path | None, pipeline: Any = None, named: NamedTiles = NOTHING_NAMED) -> int:
     """Read every photo; return the exit status (0 all read, 2 if any photo was bad input).
@@ -119,10 +125,11 @@ def run_photos(images: list[Path], *, ruleset: Any, table: Any, context: dict[st
             if annotate is not None and readings:
                 # The tiles found are worth seeing even when they make no hand: that is how to fix the photo.
                 _annotate(annotate, image, len(images) > 1, failed_result(str(image), error, readings))
+            message = naming_the_photo(image, error)
             if len(images) == 1 and not as_json:
-                raise
+                raise InputError(message) from None
             status = 2
-            print(f"taicam: error: {error}", file=sys.stderr)
+            print(f"taicam: error: {message}", file=sys.stderr)
             if as_json:
                 print(json.dumps(failed_result(str(image), error, readings).to_json(), ensure_ascii=False))
             continue

@@ -17,6 +17,9 @@ from PIL import Image, UnidentifiedImageError
 
 from scoring.errors import InputError
 
+# Importing vision.imageio registers pillow-heif's HEIC opener with Pillow, once for the whole program.
+from vision import imageio  # noqa: F401
+
 #: ISO base media brands of HEIC/HEIF still images (an iPhone's default format).
 _HEIF_BRANDS = (b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1")
 #: The file suffix kept for each format.
@@ -57,16 +60,6 @@ def sniff_format(data: bytes) -> str | None:
     return None
 
 
-def register_heif() -> bool:
-    """Let Pillow open HEIC/HEIF (pillow-heif's opener); False when pillow-heif is missing."""
-    try:
-        import pillow_heif
-    except ImportError:
-        return False
-    pillow_heif.register_heif_opener()
-    return True
-
-
 def check_photo(data: bytes, limits: UploadLimits, name: str = "the photo") -> CheckedPhoto:
     """``data`` as a photo ``limits`` allow, or InputError with the reason (not a photo, too large
     in bytes or pixels, a format not taken, unreadable)."""
@@ -79,8 +72,6 @@ def check_photo(data: bytes, limits: UploadLimits, name: str = "the photo") -> C
     kind = sniff_format(data)
     if kind is None or kind not in limits.formats:
         raise InputError(f"{name} is not a photo this page reads ({accepted})")
-    if kind == "HEIF" and not register_heif():
-        raise InputError(f"{name} is a HEIC photo and pillow-heif is not installed: save it as JPEG")
     too_large = f"{name} has too many pixels; the limit is {limits.max_pixels / 1e6:.1f} MP"
     unreadable = f"{name} is not a readable {kind} image (damaged or cut short)"
     with warnings.catch_warnings():

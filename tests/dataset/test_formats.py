@@ -9,6 +9,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from shared_data import require_shared_data
 
 from scoring.errors import InputError
 from vision.dataset.coco import read_coco
@@ -114,8 +115,7 @@ def test_parse_yolo_names(text: str, names: list[str]) -> None:
 
 
 def test_reads_the_shared_table_photos_as_unknown_tiles() -> None:
-    if not TABLE_PHOTOS.is_dir():
-        pytest.skip("shared data not present")
+    require_shared_data("table-photos")
     records, _ = load_dataset(TABLE_PHOTOS)
     assert len(records) == 158
     stats = dataset_stats(records)

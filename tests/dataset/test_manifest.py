@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from shared_data import require_shared_data
 
 from scoring.errors import InputError
 from vision.dataset.manifest import (
@@ -56,8 +57,7 @@ def test_round_trip_keeps_every_key(tmp_path: Path) -> None:
 
 
 def test_reads_the_shared_crops_manifest() -> None:
-    if not SHARED_CROPS.exists():
-        pytest.skip("shared data not present")
+    require_shared_data("crops-labelled", "manifest.jsonl")
     records = read_manifest(SHARED_CROPS)
     assert len(records) == 700
     assert all(len(r.tiles) == 1 for r in records)

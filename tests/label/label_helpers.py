@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-import pytest
+from shared_data import require_shared_data
 
 from vision.dataset.manifest import ManifestRecord, TileLabel, write_manifest
 from vision.dataset.paths import shared_data_dir
@@ -17,8 +17,7 @@ TABLE_PHOTOS = shared_data_dir() / "table-photos" / "images"
 
 
 def real_photos(count: int) -> list[Path]:
-    if not TABLE_PHOTOS.is_dir():
-        pytest.skip(f"shared table photos not found at {TABLE_PHOTOS}")
+    require_shared_data("table-photos", "images")
     return sorted(TABLE_PHOTOS.glob("*.jpg"))[:count]
 
 

@@ -13,8 +13,8 @@ import cv2
 import numpy as np
 import pytest
 from label_helpers import real_photos
+from shared_data import require_shared_data
 
-from scoring.errors import InputError
 from vision.dataset.crops import load_labelled_crops
 from vision.dataset.manifest import read_manifest
 from vision.label.proposals import ModelBundle, ProposalCache
@@ -30,10 +30,8 @@ MODELS = ModelBundle()
 @pytest.fixture
 def crop_folder(tmp_path: Path) -> tuple[Path, list]:
     """Real single-tile photos from the held-out sets, one per code, in ``tmp/crops``."""
-    try:
-        crops = load_labelled_crops(split="val")
-    except InputError as error:
-        pytest.skip(str(error))
+    require_shared_data("crops-labelled")
+    crops = load_labelled_crops(split="val")
     one_each = list({crop.code: crop for crop in crops}.values())[:24]
     folder = tmp_path / "crops"
     folder.mkdir()

@@ -9,7 +9,8 @@ import pytest
 from live_fixtures import MjpegServer, frame_number
 
 from scoring.errors import InputError
-from vision.live.capture import FrameGrabber, GrabberStatus, Pace, ReconnectPolicy, parse_source
+from vision.live.capture import FrameGrabber, GrabberStatus, Pace, ReconnectPolicy
+from vision.live.sources import parse_source
 
 
 def test_parse_source_kinds(tmp_path: Path, counting_video: Path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from bad_images import huge_png_bytes
 from live_fixtures import counting_video  # noqa: F401 - fixture
 
 from vision.cli import main
@@ -38,6 +39,32 @@ def test_an_unreachable_stream(capsys):
     status, _, err = run(["live", "--source", "http://127.0.0.1:9/video.mjpg", "--headless"], capsys)
     assert status == 2
     one_line_error(err, "cannot open stream")
+
+
+def test_a_text_file_named_as_a_photo_is_not_read_as_0_frames(capsys, tmp_path: Path):
+    notes = tmp_path / "notes.jpg"
+    notes.write_text("milk, eggs, tiles")
+    status, out, err = run(["live", "--source", str(notes), "--headless"], capsys)
+    assert status == 2 and out == ""
+    one_line_error(err, f"{notes}: not an image")
+
+
+def test_a_decompression_bomb_is_refused_from_its_header(capsys, tmp_path: Path):
+    huge = tmp_path / "huge.png"
+    huge.write_bytes(huge_png_bytes())
+    status, out, err = run(["live", "--source", str(huge), "--headless"], capsys)
+    assert status == 2 and out == ""
+    one_line_error(err, "the limit is 100 MP")
+
+
+def test_a_video_that_yields_no_frame_is_an_error(capsys, tmp_path: Path, counting_video: Path):  # noqa: F811
+    """A video cut off after its header: OpenCV opens it, and then no frame comes."""
+    data = counting_video.read_bytes()
+    cut = tmp_path / "cut.avi"
+    cut.write_bytes(data[: data.index(b"movi") + 12])
+    status, out, err = run(["live", "--source", str(cut), "--headless"], capsys)
+    assert status == 2 and out == ""
+    one_line_error(err, f"video file {cut}: no frame could be read")
 
 
 def test_a_window_without_a_screen(capsys, monkeypatch, counting_video: Path):  # noqa: F811

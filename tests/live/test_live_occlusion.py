@@ -21,6 +21,7 @@ import json
 from pathlib import Path
 
 import pytest
+from shared_data import require_shared_data
 
 from scoring import hand_from_json, score_hand
 from vision.live.engine import LiveEngine, LiveEvent
@@ -69,7 +70,9 @@ def sweep_run(tmp_path_factory: pytest.TempPathFactory):
     on the first steady frame after the hand has passed over (with the engine's reader)."""
     if any(not (models_dir() / name).is_file() for name in MODELS):
         pytest.skip("shipped models not present yet")
-    from vision.live.capture import FrameGrabber, parse_source
+    require_shared_data("crops-labelled")  # the scene is drawn with the held-out real tile sets
+    from vision.live.capture import FrameGrabber
+    from vision.live.sources import parse_source
     from vision.live.stability import TableStatus
     from vision.models.classifier import TileClassifier
     from vision.models.detector import TileDetector

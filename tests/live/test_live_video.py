@@ -20,6 +20,7 @@ from pathlib import Path
 import cv2
 import pytest
 from live_fixtures import MjpegServer
+from shared_data import require_shared_data
 
 from scoring import hand_from_json, score_hand
 from scoring.errors import InputError
@@ -52,6 +53,8 @@ def same_hand(read: dict, expected: dict) -> bool:
 def readable_scene():
     """The first candidate scene the shipped models read right as a still photo."""
     from vision.pipeline import PhotoPipeline
+
+    require_shared_data("crops-labelled")  # the scenes are drawn with the held-out real tile sets
 
     pipeline = PhotoPipeline()
     tried = []
@@ -143,12 +146,14 @@ def test_human_output_names_the_total(table_video, capsys):
 
 def test_the_table_is_read_only_once_it_is_still_and_again_after_each_disturbance(tmp_path: Path):
     """Real models on the real video, whatever they read: when does the panel's reading change?"""
-    from vision.live.capture import FrameGrabber, parse_source
+    from vision.live.capture import FrameGrabber
     from vision.live.engine import LiveEngine
     from vision.live.reading import PipelineHandReader
+    from vision.live.sources import parse_source
     from vision.models.classifier import TileClassifier
     from vision.models.detector import TileDetector
 
+    require_shared_data("crops-labelled")
     scene = render_table_scene(CANDIDATE_SEEDS[0], 640, 480)
     times, path = record_video(scene, tmp_path)
     engine = LiveEngine(

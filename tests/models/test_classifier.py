@@ -14,12 +14,13 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from shared_data import needs_shared_data, require_shared_data
 
 from scoring.errors import InputError
 from scoring.tiles import FLOWER_CODES, VISION_CODES
 from vision.dataset.crops import load_labelled_crops
 from vision.dataset.manifest import image_path, read_manifest
-from vision.dataset.paths import REPO_ROOT, shared_data_dir
+from vision.dataset.paths import REPO_ROOT
 from vision.models import MODELS_DIR
 from vision.models.classifier import (
     TURNED_VIEW_MARGIN,
@@ -31,8 +32,7 @@ from vision.models.classifier import (
 from vision.outline_views import turned_quad
 from vision.types import Detection
 
-needs_crops = pytest.mark.skipif(not (shared_data_dir() / "crops-labelled").is_dir(),
-                                 reason="shared labelled crops not available")
+needs_crops = needs_shared_data("crops-labelled")
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +67,7 @@ def test_reads_held_out_real_sets(classifier: TileClassifier, validation_crops) 
         assert 0 < sum(probabilities) <= 1 + 1e-5
 
 
-@pytest.mark.skipif(not (shared_data_dir() / "table-photos").is_dir(),
-                    reason="shared table photos not available")
+@needs_shared_data("table-photos")
 def test_reads_the_held_out_table_photos(classifier: TileClassifier) -> None:
     """Real photos of a Taiwanese table, whole photo groups never trained on, cut from the true boxes."""
     from vision.training.classifier_data import REAL_LABELS_MANIFEST, table_photo_crops
@@ -254,11 +253,9 @@ def test_shipped_temperature_is_fitted_for_the_default_views(classifier: TileCla
     """The label file's temperature is what ``train_classifier.py --calibrate-only`` fits for the
     runtime as shipped (turned view on): changing the views without refitting fails here."""
     pytest.importorskip("torch")
-    from vision.training.classifier_data import REAL_LABELS_MANIFEST
     from vision.training.classifier_train import calibrate_onnx
 
-    if not REAL_LABELS_MANIFEST.is_file() or not (shared_data_dir() / "table-photos").is_dir():
-        pytest.skip("table-photo calibration data not available")
+    require_shared_data("table-photos")
     temperature, count = calibrate_onnx(classifier.model_path)
     assert count > 200
     assert temperature == pytest.approx(classifier.temperature, abs=0.002)

@@ -8,15 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from shared_data import needs_shared_data
 
-from vision.dataset.paths import REPO_ROOT, shared_data_dir
+from vision.dataset.paths import REPO_ROOT
 from vision.models import MODELS_DIR
 
 EVALUATE = REPO_ROOT / "scripts" / "evaluate.py"
 
-needs_crops = pytest.mark.skipif(not (shared_data_dir() / "crops-labelled").is_dir(),
-                                 reason="shared labelled crops not available")
+needs_crops = needs_shared_data("crops-labelled")
 
 
 def _evaluate(*args: str) -> subprocess.CompletedProcess[str]:

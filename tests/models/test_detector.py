@@ -8,9 +8,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from shared_data import needs_shared_data
 
 from scoring.errors import InputError
-from vision.dataset.paths import REPO_ROOT
+from vision.dataset.paths import REPO_ROOT, shared_data_dir
 from vision.evaluation.detection import (
     detector_predictor,
     evaluate,
@@ -30,14 +31,13 @@ from vision.models.detector import (
     turned_against_the_rest,
 )
 
-TABLE_PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "table-photos"
+TABLE_PHOTOS = shared_data_dir() / "table-photos"
 SAMPLES = REPO_ROOT / "datasets" / "samples" / "manifest.jsonl"
 # The shipped model's measured figures (models/MODEL_CARD.md; p2: 98.05% / 97.53% on the real
 # validation photos, 93.3% / 91.1% on the samples) less a small margin.
 REAL_RECALL, REAL_PRECISION = 0.97, 0.96
 SAMPLE_RECALL, SAMPLE_PRECISION = 0.92, 0.90
-needs_table_photos = pytest.mark.skipif(not (TABLE_PHOTOS / "images").is_dir(),
-                                        reason="shared table photos not available")
+needs_table_photos = needs_shared_data("table-photos", "images")
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from shared_data import require_shared_data
 
 from vision.dataset.paths import shared_data_dir
 from vision.evaluation.detection import (
@@ -84,8 +85,7 @@ def test_added_boxes_are_new_tiles_of_existing_photos() -> None:
     """Each box we added names a shipped photo, lies inside it and is not an upstream box again."""
     added = read_added_boxes(ADDED_BOXES)
     assert sum(len(b) for b in added.values()) >= 20
-    if not TABLE_PHOTOS.is_dir():
-        pytest.skip("shared data not present")
+    require_shared_data("table-photos")
     for name, boxes in added.items():
         label = TABLE_PHOTOS / "labels" / (Path(name).stem + ".txt")
         assert (TABLE_PHOTOS / "images" / name).is_file() and label.is_file(), name
@@ -96,8 +96,7 @@ def test_added_boxes_are_new_tiles_of_existing_photos() -> None:
 
 
 def test_table_photos_load_with_our_added_boxes_unless_asked_for_upstream_only() -> None:
-    if not TABLE_PHOTOS.is_dir():
-        pytest.skip("shared data not present")
+    require_shared_data("table-photos")
     added = read_added_boxes(ADDED_BOXES)
     with_ours = {t.path.name: len(t.boxes) for t in load_table_photos(TABLE_PHOTOS, split="val")}
     upstream = {t.path.name: len(t.boxes)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from shared_data import needs_shared_data
 
 from scoring.errors import InputError
 from scoring.tiles import FLOWER_CODES, VISION_CODES
 from vision.dataset.crops import load_labelled_crops
-from vision.dataset.paths import shared_data_dir
 from vision.models import MODELS_DIR
 from vision.models.classifier import TileClassifier
 from vision.models.flowers import (
@@ -23,8 +23,7 @@ from vision.models.flowers import (
 )
 from vision.types import Detection
 
-needs_crops = pytest.mark.skipif(not (shared_data_dir() / "crops-labelled").is_dir(),
-                                 reason="shared labelled crops not available")
+needs_crops = needs_shared_data("crops-labelled")
 COLUMNS = flower_columns(VISION_CODES, "test")
 
 

@@ -8,13 +8,16 @@ from typing import Any
 
 import cv2
 import numpy as np
+from shared_data import require_shared_data
 
 from vision.pipeline import PhotoPipeline, PhotoResult
 from vision.synth.scene import SceneConfig, render_scene
 
 
 def held_out_render(seed: int, folder: Path) -> tuple[Path, Any]:
-    """Render seed ``seed`` (validation tile sets, JPEG quality 92) into ``folder``: its file and record."""
+    """Render seed ``seed`` (validation tile sets, JPEG quality 92) into ``folder``: its file and record.
+    The validation sets are real crops of the shared data: without it the calling test skips."""
+    require_shared_data("crops-labelled")
     image, record = render_scene(np.random.default_rng(seed), SceneConfig(split="val"))
     path = folder / f"{seed}.jpg"
     cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 92])

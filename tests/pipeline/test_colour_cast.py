@@ -6,11 +6,10 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import pytest
+from shared_data import needs_shared_data
 
 from vision.colour_cast import STRONG_CAST, cast_strength, neutralised, paper_colour
 from vision.dataset.manifest import read_manifest
-from vision.dataset.paths import shared_data_dir
 from vision.evaluation.hands import match_labels, resolve_image
 from vision.imageio import PhotoSource
 from vision.pipeline import PhotoPipeline
@@ -55,8 +54,7 @@ def test_white_or_warm_light_is_left_alone():
         assert neutralised(image, faces) is None
 
 
-@pytest.mark.skipif(not (shared_data_dir() / "table-photos").is_dir() or not REAL_LABELS_MANIFEST.is_file(),
-                    reason="needs ../shared/data/table-photos")
+@needs_shared_data("table-photos")
 def test_faces_under_a_magenta_lamp_are_not_read_as_tile_backs():
     """Real validation photo group 420233498 (a magenta-lit table; its third copy is grey): the 1m
     faces of the two colour frames read as coloured tile backs, at up to 1.00, before they were read

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from shared_data import require_shared_data
+
 from vision.dataset.manifest import read_manifest
 from vision.evaluation.hands import (
     HandOutcome,
@@ -229,6 +231,7 @@ def test_a_player_fixes_every_hand_tile_shown_wrong_but_cannot_fix_one_not_found
 def test_far_renders_put_a_small_hand_in_a_big_photo(tmp_path):
     """``--far``: phone-sized photos of the whole table, the hand across a quarter to a half of them
     (the default renders: 1280x960, across 55-97%), so its tiles are small."""
+    require_shared_data("crops-labelled")  # held-out renders draw the validation tile sets
     far = next(iter(read_manifest(render_heldout(tmp_path / "far", 1, 970000, far=True))))
     near = next(iter(read_manifest(render_heldout(tmp_path / "near", 1, 970000))))
     assert (far.width, far.height) == (2560, 1920) and (near.width, near.height) == (1280, 960)

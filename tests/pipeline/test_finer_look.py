@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from heldout_renders import held_out_render
+from shared_data import REASON as SHARED_DATA
 
 import vision.pipeline as pipeline_module
 from vision.dataset.manifest import read_manifest
@@ -66,7 +67,7 @@ def test_a_photo_no_look_reads_reports_the_first_looks_failure(pipeline, monkeyp
     record = REAL[0]
     image = resolve_image(record, SAMPLES / "real")
     if not image.is_file():
-        pytest.skip(f"shared data not present: {image}")
+        pytest.skip(SHARED_DATA)
     first_look = pipeline.read_tiles(PhotoSource(image))
     sizes = []
     read_tiles = pipeline._read_tiles

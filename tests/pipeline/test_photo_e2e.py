@@ -16,6 +16,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from shared_data import REASON as SHARED_DATA
 
 from scoring.errors import InputError
 from vision.cli import main
@@ -64,7 +65,7 @@ def test_rendered_samples_tiles_found_and_read(pipeline):
 
 def test_real_rack_photos_tiles_found_and_read(pipeline):
     if not all(resolve_image(r, SAMPLES / "real").is_file() for r in REAL):
-        pytest.skip("shared data not present")
+        pytest.skip(SHARED_DATA)
     recall, accuracy = _tile_rates(pipeline, REAL, SAMPLES / "real")
     assert recall >= FLOORS["real"][0] and accuracy >= FLOORS["real"][1]
 
@@ -126,14 +127,28 @@ def test_no_tiles_is_exit_2(tmp_path, capsys):
     felt[:] = (60, 120, 40)
     cv2.imwrite(str(empty_table), felt)
     assert main(["photo", str(empty_table)]) == 2
-    assert "no tiles" in capsys.readouterr().err
+    assert capsys.readouterr().err == f"taicam: error: {empty_table}: no tiles found in the photo\n"
+
+
+def test_each_line_about_one_of_several_photos_names_it(tmp_path, capsys):
+    """``taicam photo notes.jpg wall.jpg hand.jpg``: "no tiles found in the photo" said which."""
+    notes, wall = tmp_path / "notes.jpg", tmp_path / "wall.jpg"
+    notes.write_text("milk, eggs, tiles")
+    cv2.imwrite(str(wall), np.full((960, 1280, 3), (200, 210, 215), np.uint8))
+    hand = SAMPLES / "hand-overhead.jpg"
+    assert main(["photo", str(notes), str(wall), str(hand)]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [
+        f"taicam: error: {notes}: not an image (or a format taicam cannot read)",
+        f"taicam: error: {wall}: no tiles found in the photo"]
+    assert captured.out.startswith(f"{hand}: ")
 
 
 @pytest.mark.parametrize("record", REAL, ids=[Path(r.image).name[:12] for r in REAL])
 def test_real_rack_is_not_a_winning_hand(record, capsys):
     image = resolve_image(record, SAMPLES / "real")
     if not image.is_file():
-        pytest.skip(f"shared data not present: {image}")
+        pytest.skip(SHARED_DATA)
     assert main(["photo", str(image)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and ("not a winning hand" in err or "no standing tiles" in err)
@@ -186,7 +201,7 @@ FAR_SET_PHOTO = shared_data_dir() / "table-photos" / "images" / (
     "420479065_300702423003423_8997936954384187486_n_jpg.rf.daa99ac833da19624c412b77e7f1a103.jpg")
 
 
-@pytest.mark.skipif(not FAR_SET_PHOTO.is_file(), reason="shared table photos not available")
+@pytest.mark.skipif(not FAR_SET_PHOTO.is_file(), reason=SHARED_DATA)
 def test_a_real_hand_a_set_short_is_told_so_not_completed_from_the_far_wall(pipeline):
     """A real hand (eight standing tiles, a pung and a pung of East, a flower) whose third set is not
     in the photo. A pung of 3s at the far wall, tiles a third the row's size, once completed it

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hand_scenes import lay_out
 from heldout_renders import read_held_out_render
+from shared_data import require_shared_data
 
 from scoring.errors import InputError
 from vision.evaluation.hands import same_hand
@@ -96,6 +97,7 @@ def test_a_held_out_render_whose_sideways_4p_was_found_as_two_2p_reads(tmp_path)
     """Held-out render 910127 (``scripts/evaluate.py hands --render 150 --seed 910000``): the shipped
     detector finds the winning 4p lying sideways as two upright tiles, each read as 2p. Its
     concealed kong shows four backs, so its face is not compared."""
+    require_shared_data("crops-labelled")
     image, record = render_scene(np.random.default_rng(910127), SceneConfig(split="val"))
     path = tmp_path / "910127.jpg"
     cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 92])

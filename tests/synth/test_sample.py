@@ -5,10 +5,11 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from shared_data import needs_shared_data
 
 from scoring import hand_from_json, score_hand
 from vision.dataset.manifest import read_manifest, record_problems
-from vision.dataset.paths import SYNTH_SAMPLE_DIR, shared_data_dir
+from vision.dataset.paths import SYNTH_SAMPLE_DIR
 from vision.synth import SceneConfig, render_scene
 from vision.synth.writer import scene_rng
 
@@ -38,8 +39,7 @@ def test_sample_covers_every_layout(records) -> None:
     assert any(t.role == "distractor" and t.face_down for r in records for t in r.tiles)  # walls
 
 
-@pytest.mark.skipif(not (shared_data_dir() / "crops-labelled").is_dir(),
-                    reason="the sample was rendered with the real crop sets of ../shared/data")
+@needs_shared_data("crops-labelled")  # the sample was rendered with the real crop sets
 def test_sample_is_reproducible_from_its_seeds(records) -> None:
     config = SceneConfig.like_real_photos(width=records[0].width, height=records[0].height,
                                           jpeg_in_memory=False)  # as taicam synth renders

@@ -7,6 +7,7 @@ from collections import Counter
 import cv2
 import numpy as np
 import pytest
+from shared_data import needs_shared_data
 
 from scoring import hand_from_json, score_hand
 from scoring.errors import InputError
@@ -96,12 +97,34 @@ def _turn(a, b) -> float:
     return abs((a.extra["angle"] - b.extra["angle"] + 180) % 360 - 180)
 
 
+def _up(tile) -> np.ndarray:
+    """The face's bottom-to-top direction in the image (a quad runs top-left, top-right,
+    bottom-right, bottom-left)."""
+    quad = np.array(tile.quad)
+    return (quad[0] + quad[1]) / 2 - (quad[2] + quad[3]) / 2
+
+
+def _across(tile) -> np.ndarray:
+    """The face's left-to-right direction in the image."""
+    quad = np.array(tile.quad)
+    return (quad[1] + quad[2]) / 2 - (quad[0] + quad[3]) / 2
+
+
+def _line_angle(a: np.ndarray, b: np.ndarray) -> float:
+    """Degrees between two directions taken as lines (0..90: opposite directions count as parallel)."""
+    cosine = abs(float(a @ b)) / max(float(np.linalg.norm(a) * np.linalg.norm(b)), 1e-9)
+    return float(np.degrees(np.arccos(min(1.0, cosine))))
+
+
 def _nearest(tile, others):
     return min((o for o in others if o is not tile), key=lambda o: np.linalg.norm(_centre(o) - _centre(tile)))
 
 
 def test_face_down_and_sideways_flags_match_the_pixels() -> None:
-    """Face-down tiles show the set's back colour; a sideways tile lies across its upright neighbours."""
+    """Face-down tiles show the set's back colour; a sideways tile lies across its upright neighbours:
+    its up direction runs along its neighbour's left-to-right edge. (Parallel lines stay parallel
+    in a tile-sized patch of a perspective view, right angles do not: a flat meld seen at a grazing
+    angle turns a quarter-turned tile only 41 degrees in the image.)"""
     config = SceneConfig(width=640, height=480, photometric=False, distractors=False,
                          occluder_probability=0.0)
     checked_back = checked_rotated = 0
@@ -116,7 +139,7 @@ def test_face_down_and_sideways_flags_match_the_pixels() -> None:
                 assert hue_distance < 0.08, (seed, mean, back)
                 checked_back += 1
             if tile.rotated:
-                assert 45 < _turn(tile, _nearest(tile, upright)) < 135, seed
+                assert _line_angle(_up(tile), _across(_nearest(tile, upright))) < 20, seed
                 checked_rotated += 1
             elif tile.role == "concealed":
                 row = [t for t in upright if t.role == "concealed"]
@@ -172,6 +195,7 @@ def test_any_elevation_range_renders_standing_and_flat_rows(elevation) -> None:
         assert record_problems(record) == []
 
 
+@needs_shared_data("crops-labelled")
 def test_validation_scenes_use_only_held_out_real_sets() -> None:
     _, record = render_scene(np.random.default_rng(0), SceneConfig(width=320, height=240, split="val"))
     assert record.split == "val"

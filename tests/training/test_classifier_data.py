@@ -8,7 +8,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-import pytest
+from shared_data import needs_shared_data
 
 from scoring.tiles import FACE_CODES
 from vision.dataset.crops import VALIDATION_SETS, load_labelled_crops, set_id_for
@@ -34,8 +34,7 @@ from vision.training.classifier_labels import (
 from vision.training.classifier_pseudo import MANIFEST_PATH as PSEUDO_MANIFEST
 from vision.training.classifier_pseudo import thumbnails
 
-needs_crops = pytest.mark.skipif(not (shared_data_dir() / "crops-labelled").is_dir(),
-                                 reason="shared labelled crops not available")
+needs_crops = needs_shared_data("crops-labelled")
 
 
 @needs_crops
@@ -101,8 +100,7 @@ def test_a_wide_box_labelled_upright_is_cut_upright_and_a_sideways_one_turned() 
     assert crop[: crop.shape[0] // 3].mean() > 200 and crop[-crop.shape[0] // 3:].mean() < 50
 
 
-@pytest.mark.skipif(not (shared_data_dir() / "table-photos").is_dir(),
-                    reason="shared table photos not available")
+@needs_shared_data("table-photos")
 def test_table_photo_images_resolve_to_the_shared_files() -> None:
     record = read_manifest(MANIFEST_PATH)[0]
     assert resolve_image(record).is_file()
@@ -145,7 +143,7 @@ def test_set_photo_flowers_are_eight_distinct_flowers_per_reviewed_photo() -> No
             assert 0 <= x1 < x2 <= record.width and 0 <= y1 < y2 <= record.height
 
 
-@pytest.mark.skipif(not (shared_data_dir() / "set-photos").is_dir(), reason="shared set photos not available")
+@needs_shared_data("set-photos")
 def test_set_photo_flowers_are_cut_from_the_photos_and_look_like_no_validation_crop() -> None:
     """The set photos are not the labelled sets' photos; no cut may be a validation tile's twin
     (the pseudo-labels' leak rule), or training on it would flatter the held-out figures."""

@@ -11,6 +11,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from shared_data import needs_shared_data, require_shared_data  # noqa: E402
+
 from scoring.errors import InputError  # noqa: E402
 from scoring.tiles import VISION_CODES  # noqa: E402
 from vision.dataset.manifest import read_manifest  # noqa: E402
@@ -43,8 +45,7 @@ from vision.training.classifier_train import (  # noqa: E402
     write_labels,
 )
 
-needs_art = pytest.mark.skipif(not (shared_data_dir() / "art").is_dir(),
-                               reason="shared tile art not available")
+needs_art = needs_shared_data("art")
 STORE = store_size(DEFAULT_INPUT_SIZE)
 
 
@@ -144,7 +145,7 @@ def test_synth_crops_are_mixed_into_face_and_back_draws() -> None:
     assert stream.classes == sorted({CLASS_INDEX["1m"], CLASS_INDEX["back"]})
 
 
-@pytest.mark.skipif(not (shared_data_dir() / "crops-labelled").is_dir(), reason="shared crops not available")
+@needs_shared_data("crops-labelled")
 def test_rendered_training_crops_come_from_training_sets_with_true_codes() -> None:
     samples = synthetic_samples(1, seed=11)
     assert samples and all(sample.source == "synth" for sample in samples)
@@ -158,8 +159,7 @@ def test_temperature_is_fitted_on_table_photo_calibration_groups_only() -> None:
     records = read_manifest(REAL_LABELS_MANIFEST)
     expected = sum(1 for record in records if record.split == "test"
                    for tile in record.tiles if tile.code in CLASS_INDEX)
-    if not (shared_data_dir() / "table-photos").is_dir():
-        pytest.skip("shared table photos not available")
+    require_shared_data("table-photos")
     images, labels = calibration_samples()
     assert len(images) == len(labels) == expected > 100
     assert {record.split for record in records} >= {"train", "val", "test"}

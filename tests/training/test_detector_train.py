@@ -11,6 +11,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from shared_data import needs_shared_data  # noqa: E402
+
+from vision.dataset.paths import shared_data_dir  # noqa: E402
 from vision.models.detector import TileDetector, decode_maps, turned_against_the_rest  # noqa: E402
 from vision.training.detector import (  # noqa: E402
     DetectorTrainConfig,
@@ -28,7 +31,7 @@ from vision.training.detector_data import (  # noqa: E402
 )
 from vision.training.detector_model import MAP_CHANNELS, STRIDE, TileDetectorNet  # noqa: E402
 
-TABLE_PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "table-photos"
+TABLE_PHOTOS = shared_data_dir() / "table-photos"
 
 
 def _row_of_tiles() -> DetectorSample:
@@ -282,7 +285,7 @@ def test_loss_falls_when_training_on_one_image() -> None:
     assert losses[-1] < 0.6 * losses[0]
 
 
-@pytest.mark.skipif(not (TABLE_PHOTOS / "images").is_dir(), reason="shared table photos not available")
+@needs_shared_data("table-photos", "images")
 def test_one_training_step_exports_a_model_the_runtime_loads(tmp_path: Path) -> None:
     output = tmp_path / "detector.onnx"
     config = DetectorTrainConfig(data_root=TABLE_PHOTOS, output=output, steps=1, batch_size=2,

@@ -10,7 +10,9 @@ from pathlib import Path
 from scoring.errors import InputError
 
 #: Photo files the dataset readers and the labelling tool pick up (by lower-case suffix).
-IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp"})
+IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".webp", ".heic", ".heif"})
+#: Of those, the ones a browser cannot show (an iPhone's HEIC): the labelling page gets a JPEG of them.
+BROWSER_UNREADABLE_SUFFIXES = frozenset({".heic", ".heif"})
 
 
 def unique_stem(image: Path, used: set[str]) -> str:

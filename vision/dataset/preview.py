@@ -16,6 +16,7 @@ import numpy as np
 from scoring.errors import InputError
 from vision.dataset.files import atomic_write_bytes
 from vision.dataset.manifest import ManifestRecord, image_path
+from vision.imageio import load_image
 
 ROLE_COLOURS_BGR: dict[str | None, tuple[int, int, int]] = {
     "concealed": (60, 200, 60),
@@ -70,9 +71,7 @@ def contact_sheet(records: list[ManifestRecord], anchor: Path, columns: int = 4,
     cell_height = 0
     for record in records:
         path = image_path(record, anchor)
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if image is None:
-            raise InputError(f"cannot read image {path}")
+        image = load_image(path)
         scale = cell_width / image.shape[1]
         # Labels are in the pixels of the image as the manifest saw it (width x height).
         label_scale = cell_width / record.width

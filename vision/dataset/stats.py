@@ -18,6 +18,7 @@ import numpy as np
 
 from scoring.tiles import VISION_CODES
 from vision.dataset.manifest import UNKNOWN_CODE, ManifestRecord, image_path, record_problems
+from vision.imageio import load_image
 
 MAX_PROBLEM_EXAMPLES = 10
 
@@ -118,9 +119,7 @@ def image_look(records: list[ManifestRecord], anchor: Path, count: int) -> dict[
     picks = [records[int(i)] for i in np.linspace(0, len(records) - 1, min(count, len(records)))]
     values, saturations, sharpness = [], [], []
     for record in picks:
-        image = cv2.imread(str(image_path(record, anchor)), cv2.IMREAD_COLOR)
-        if image is None:
-            continue
+        image = load_image(image_path(record, anchor))
         image = cv2.resize(image, (640, max(1, round(image.shape[0] * 640 / image.shape[1]))))
         hsv = cv2.cvtColor(image, cv2.COLOR_BGR2HSV)
         values.append(float(hsv[:, :, 2].mean()))

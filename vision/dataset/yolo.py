@@ -15,12 +15,11 @@ import ast
 import os
 from pathlib import Path
 
-from PIL import Image
-
 from scoring.errors import InputError
 from scoring.tiles import VISION_CODES
 from vision.dataset.files import IMAGE_SUFFIXES, atomic_write_text, place_image, unique_stem
 from vision.dataset.manifest import LABEL_CODES, UNKNOWN_CODE, ManifestRecord, TileLabel, image_path
+from vision.imageio import read_header
 
 
 def parse_names(text: str) -> list[str]:
@@ -86,11 +85,8 @@ def read_yolo(folder: str | os.PathLike[str]) -> list[ManifestRecord]:
     for image in sorted(p for p in (folder / "images").rglob("*") if p.suffix.lower() in IMAGE_SUFFIXES):
         relative = image.relative_to(folder / "images")
         label_file = (folder / "labels" / relative).with_suffix(".txt")
-        try:
-            with Image.open(image) as opened:
-                width, height = opened.size
-        except OSError as error:
-            raise InputError(f"cannot read image {image}: {error}") from None
+        header = read_header(image)
+        width, height = header.stored_width, header.stored_height
         tiles = _read_label_file(label_file, names, width, height) if label_file.exists() else []
         records.append(ManifestRecord(image=str(Path("images") / relative), width=width, height=height,
                                       tiles=tiles, source="yolo"))

@@ -86,7 +86,7 @@ def load_table_photos(root: Path, split: str | None = None,
     ``added_boxes`` (None: the upstream boxes alone) adds the tiles the upstream labels missed, so a
     detection of such a tile is not counted as a false positive, nor trained as background.
     """
-    import cv2  # local: keeps this module importable for pure metric use
+    from vision.imageio import read_bgr  # local: keeps this module importable for pure metric use
 
     images_dir, labels_dir = Path(root) / "images", Path(root) / "labels"
     if not images_dir.is_dir():
@@ -101,9 +101,7 @@ def load_table_photos(root: Path, split: str | None = None,
         label = labels_dir / (path.stem + ".txt")
         if not label.is_file():
             continue
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if image is None:
-            raise OSError(f"cannot read {path}")
+        image = read_bgr(path)
         height, width = image.shape[:2]
         boxes = read_yolo_boxes(label, width, height)
         if path.name in extra:
@@ -221,13 +219,11 @@ Predictions = dict[Path, tuple[np.ndarray, np.ndarray]]
 
 def predict_images(predict: BoxPredictor, images: Iterable[TruthImage]) -> Predictions:
     """``predict``'s (boxes, scores) for each photo, by path: one run scored against several truths."""
-    import cv2
+    from vision.imageio import read_bgr
 
     predictions: Predictions = {}
     for truth in images:
-        image = cv2.imread(str(truth.path), cv2.IMREAD_COLOR)
-        if image is None:
-            raise OSError(f"cannot read {truth.path}")
+        image = read_bgr(truth.path)
         predictions[truth.path] = predict(image)
     return predictions
 
@@ -360,16 +356,13 @@ def evaluate_synthetic(detector: object, count: int,
 
 def evaluate_manifest(detector: object, manifest: Path) -> tuple[DetectionMetrics, FlagMetrics]:
     """Detection and flag metrics on the scenes of a manifest (e.g. ``datasets/samples``)."""
-    import cv2
-
     from vision.dataset.manifest import image_path, read_manifest
+    from vision.imageio import read_bgr
 
     metrics, flags = DetectionMetrics(), FlagMetrics()
     for record in read_manifest(manifest):
         path = image_path(record, manifest)
-        image = cv2.imread(str(path), cv2.IMREAD_COLOR)
-        if image is None:
-            raise OSError(f"cannot read {path}")
+        image = read_bgr(path)
         score_scene(detector, image, record.tiles, record.image, metrics, flags)
     return metrics, flags
 

@@ -17,10 +17,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 from vision.dataset.manifest import UNKNOWN_CODE
+from vision.imageio import read_bgr
 
 #: The causes, in the order they are tried: a tile to blame that the photo barely shows is that
 #: whatever else went wrong; a concealed kong's face cannot be seen by any reader; then the first
@@ -141,10 +141,10 @@ def label_face(tile: Any) -> str:
 def misread_crops(record: Any, image: Path, codes: list[str], matches: dict[int, int]
                   ) -> list[tuple[np.ndarray, str]]:
     """The record's hand tiles found but read as another code, each cut from ``image`` by its
-    labelled box, with a caption ``"<image>\n<true>><read>"``; none if the image cannot be read."""
-    picture = cv2.imread(str(image))
-    if picture is None:
+    labelled box, with a caption ``"<image>\n<true>><read>"``; none if the image is missing."""
+    if not Path(image).is_file():
         return []
+    picture = read_bgr(image)
     height, width = picture.shape[:2]
     out = []
     for index in judged_tiles(record):

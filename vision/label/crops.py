@@ -35,6 +35,14 @@ def _decoded(image_path: Path, stamp: tuple[int, int]) -> np.ndarray:
     return load_image(image_path)
 
 
+def upright_jpeg(image_path: Path) -> bytes:
+    """The whole photo, EXIF-upright, as a JPEG: for a browser that cannot show its own format (HEIC)."""
+    ok, data = cv2.imencode(".jpg", load_image(image_path), [cv2.IMWRITE_JPEG_QUALITY, 92])
+    if not ok:
+        raise InputError(f"cannot encode {image_path.name} as JPEG")
+    return data.tobytes()
+
+
 def thumbnail_jpeg(image_path: Path, tile: TileLabel) -> bytes:
     """A small JPEG of one labelled tile for the contact sheet."""
     stat = image_path.stat()

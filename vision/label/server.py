@@ -28,9 +28,10 @@ from urllib.parse import parse_qs, urlsplit
 
 from scoring.errors import InputError
 from scoring.tiles import ALIASES, ENGLISH_NAMES, VISION_CODES
+from vision.dataset.files import BROWSER_UNREADABLE_SUFFIXES
 from vision.dataset.manifest import LABEL_CODES, ROLES, UNKNOWN_CODE, TileLabel
 from vision.label import review
-from vision.label.crops import thumbnail_jpeg
+from vision.label.crops import thumbnail_jpeg, upright_jpeg
 from vision.label.hand import CONTEXT_FIELDS, hand_check, hand_from_labels
 from vision.label.proposals import ProposalCache
 from vision.label.seeds import seed_tiles
@@ -299,8 +300,11 @@ class LabelRequestHandler(BaseHTTPRequestHandler):
             self._json({"readings": app.readings(index, self._read_json())})
         elif method == "GET" and action == "file":
             file = app.workspace.image_file(index)
-            self._send(HTTPStatus.OK, file.read_bytes(),
-                       _CONTENT_TYPES.get(file.suffix.lower(), "application/octet-stream"), cache=True)
+            if file.suffix.lower() in BROWSER_UNREADABLE_SUFFIXES:
+                self._send(HTTPStatus.OK, upright_jpeg(file), "image/jpeg", cache=True)
+            else:
+                self._send(HTTPStatus.OK, file.read_bytes(),
+                           _CONTENT_TYPES.get(file.suffix.lower(), "application/octet-stream"), cache=True)
         elif method == "GET" and tile is not None:
             self._send(HTTPStatus.OK, app.crop(index, int(tile)), "image/jpeg")
         else:

@@ -20,8 +20,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from PIL import Image
-
 from scoring.errors import InputError
 from vision.dataset.files import IMAGE_SUFFIXES, atomic_write_bytes
 from vision.dataset.manifest import (
@@ -31,6 +29,7 @@ from vision.dataset.manifest import (
     read_manifest,
     write_manifest,
 )
+from vision.imageio import header_of, open_image
 from vision.label.hand import hand_from_labels, hand_signature, validate_context
 from vision.upload_check import UploadLimits, check_photo
 
@@ -87,18 +86,14 @@ def find_images(root: Path) -> list[str]:
 def upright_size(path: Path) -> tuple[int, int]:
     """(width, height) of the image as displayed, i.e. after its EXIF orientation is applied.
 
-    Reads only the header. Raises InputError for a file that is not a readable image or is huge.
+    Reads only the header (``vision.imageio.open_image``: a file too large is refused before its
+    EXIF is read). Raises InputError for a file that is not a readable image or is huge.
     """
-    try:
-        with Image.open(path) as image:
-            width, height = image.size
-            orientation = image.getexif().get(0x0112, 1)
-    except (OSError, Image.DecompressionBombError, ValueError) as error:
-        raise InputError(f"cannot read image {path.name}: {error}") from None
+    with open_image(path) as image:
+        header = header_of(image)
+    width, height = header.upright_size
     if width * height > MAX_IMAGE_PIXELS:
         raise InputError(f"image {path.name} is too large ({width}x{height} pixels)")
-    if orientation in (5, 6, 7, 8):
-        width, height = height, width
     return width, height
 
 

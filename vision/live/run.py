@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from scoring.errors import InputError
-from vision.live.capture import FrameGrabber, Pace, ReconnectPolicy, parse_source
+from vision.live.capture import FrameGrabber, Pace, ReconnectPolicy
 from vision.live.engine import EngineConfig, LiveEngine
 from vision.live.reading import PipelineHandReader
 from vision.live.session import KEY_HELP, EventSink, LiveSession, SessionOptions, SessionSummary
+from vision.live.sources import parse_source
 from vision.live.stability import DEFAULT_HOLD_SECONDS, StabilityConfig
 from vision.live.tracker import TrackerConfig
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
@@ -99,7 +100,7 @@ def build_session(request: LiveRequest, detector: Any = None, classifier: Any = 
     policy = ReconnectPolicy(attempts=request.reconnect_attempts)
 
     def opener(video_source: Any) -> Any:
-        from vision.live.capture import open_capture
+        from vision.live.sources import open_capture
 
         return open_capture(video_source, request.camera_width, request.camera_height)
 

@@ -21,7 +21,7 @@ import cv2
 from scoring.errors import InputError
 from vision.dataset.files import atomic_write_bytes
 from vision.named_tiles import named_tiles
-from vision.upload_check import UploadLimits, check_photo, register_heif
+from vision.upload_check import UploadLimits, check_photo
 
 #: What the page takes: a phone's JPEG, PNG or HEIC, up to 20 MB and 12 MP (4032x3024 is 12.2 M
 #: pixels; the limit leaves room for a 4096x3072 sensor).
@@ -47,7 +47,6 @@ class PhotoDesk:
         self.pipeline = pipeline or PhotoPipeline()
         self._lock = threading.Lock()
         self._readings: OrderedDict[tuple[str, tuple[str, ...]], dict] = OrderedDict()
-        register_heif()
 
     def keep(self, data: bytes) -> str:
         """Check ``data`` (InputError with the reason) and keep it; its photo id."""

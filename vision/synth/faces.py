@@ -26,6 +26,7 @@ import numpy as np
 
 from scoring.tiles import FACE_CODES
 from vision.dataset.paths import shared_data_dir
+from vision.imageio import read_bgr
 from vision.synth.face_style import FACE_SIZE, FaceStyle
 from vision.synth.procedural import procedural_style
 
@@ -92,9 +93,7 @@ def load_crop_styles() -> tuple[FaceStyle, ...]:
 def _load_crop_set(members: tuple) -> tuple[dict[str, list[np.ndarray]], tuple[int, int, int]]:
     faces: dict[str, list[np.ndarray]] = {}
     for crop in members:
-        image = cv2.imread(str(crop.path), cv2.IMREAD_COLOR)
-        if image is not None:
-            faces.setdefault(crop.code, []).append(_resize_face(image))
+        faces.setdefault(crop.code, []).append(_resize_face(read_bgr(crop.path)))
     samples = [images[0] for images in faces.values()] or [np.full((8, 8, 3), 230, np.uint8)]
     ivory = tuple(int(v) for v in np.median([_ivory_of(f) for f in samples], axis=0))
     return faces, ivory  # type: ignore[return-value]
@@ -126,9 +125,7 @@ def _load_unicode_art(paths: tuple[tuple[str, Path], ...]) -> tuple[dict[str, li
                                                                       tuple[int, int, int]]:
     faces: dict[str, list[np.ndarray]] = {}
     for code, path in paths:
-        image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
-        if image is None:
-            continue
+        image = read_bgr(path, cv2.IMREAD_UNCHANGED)
         h, w = image.shape[:2]
         inner = image[int(h * 0.035): h - int(h * 0.035), int(w * 0.04): w - int(w * 0.04)]
         faces[code] = [_resize_face(_flatten_alpha(inner, (238, 248, 251)))]
@@ -141,9 +138,7 @@ def _load_fluffy_art(paths: tuple[tuple[str, Path], ...]) -> tuple[dict[str, lis
     ivory = (225, 240, 245)
     faces: dict[str, list[np.ndarray]] = {}
     for code, path in paths:
-        image = cv2.imread(str(path), cv2.IMREAD_UNCHANGED)
-        if image is not None:
-            faces[code] = [_glyph_on_body(image, ivory)]
+        faces[code] = [_glyph_on_body(read_bgr(path, cv2.IMREAD_UNCHANGED), ivory)]
     return faces, ivory
 
 

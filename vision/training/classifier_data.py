@@ -41,7 +41,7 @@ from scoring.tiles import VISION_CODES
 from vision.dataset.crops import load_labelled_crops
 from vision.dataset.manifest import TileLabel, image_path, read_manifest
 from vision.dataset.paths import REPO_ROOT, shared_data_dir
-from vision.imageio import load_image
+from vision.imageio import load_image, read_bgr
 from vision.models.classifier import (
     BOX_MARGIN,
     DEFAULT_INPUT_SIZE,
@@ -95,7 +95,7 @@ def load_sources(
     """Every training source crop, stored for a model of input ``size`` (``exclude_sets`` left out;
     the set photos' flowers only when asked, so earlier recipes keep their sources)."""
     data_dir = data_dir or shared_data_dir()
-    samples = [Sample(_store(cv2.imread(str(crop.path)), size), CLASS_INDEX[crop.code], "real-crop")
+    samples = [Sample(_store(read_bgr(crop.path), size), CLASS_INDEX[crop.code], "real-crop")
                for crop in load_labelled_crops("train", data_dir) if crop.set_id not in exclude_sets]
     samples += art_samples(data_dir / "art", size)
     if include_table_photos and real_labels.is_file():
@@ -135,9 +135,8 @@ def pseudo_labelled_samples(
         path = image_path(record, manifest)
         if not path.is_file():
             path = data_dir / "crops-unlabelled" / "images" / Path(record.image).name
-        image = cv2.imread(str(path))
-        if image is not None:
-            samples.append(Sample(_store(image, size), CLASS_INDEX[code], "pseudo-crop"))
+        if path.is_file():
+            samples.append(Sample(_store(read_bgr(path), size), CLASS_INDEX[code], "pseudo-crop"))
     return samples
 
 
@@ -146,21 +145,22 @@ def art_samples(art_dir: Path, size: InputSize = DEFAULT_INPUT_SIZE) -> list[Sam
     samples: list[Sample] = []
     for style in ("Regular", "Black"):
         folder = art_dir / "fluffystuff" / "png" / style
-        front = cv2.imread(str(folder / "Front.png"), cv2.IMREAD_UNCHANGED)
+        front_path = folder / "Front.png"
         for name, code in _FLUFFY_NAMES.items():
-            face = cv2.imread(str(folder / f"{name}.png"), cv2.IMREAD_UNCHANGED)
-            if face is None or front is None:
+            face_path = folder / f"{name}.png"
+            if not (face_path.is_file() and front_path.is_file()):
                 continue
-            image = _store(_flatten(_over(face, front)), size)
+            face = read_bgr(face_path, cv2.IMREAD_UNCHANGED)
+            image = _store(_flatten(_over(face, read_bgr(front_path, cv2.IMREAD_UNCHANGED))), size)
             samples.append(Sample(image, CLASS_INDEX[code], "art-fluffy"))
-        back = cv2.imread(str(folder / "Back.png"), cv2.IMREAD_UNCHANGED)
-        if back is not None:
+        if (folder / "Back.png").is_file():
+            back = read_bgr(folder / "Back.png", cv2.IMREAD_UNCHANGED)
             samples.append(Sample(_store(_flatten(back), size), CLASS_INDEX["back"], "art-fluffy"))
     for style in ("uni", "unib"):
         folder = art_dir / "unicode-set" / "png" / style
         for name, code in _UNICODE_NAMES.items():
-            image = cv2.imread(str(folder / f"{name}.png"), cv2.IMREAD_UNCHANGED)
-            if image is not None:
+            if (folder / f"{name}.png").is_file():
+                image = read_bgr(folder / f"{name}.png", cv2.IMREAD_UNCHANGED)
                 samples.append(Sample(_store(_flatten(image), size), CLASS_INDEX[code], "art-unicode"))
     return samples
 
@@ -522,7 +522,7 @@ def load_eval_crops(
     """Held-out crops by dataset name (``crops`` and, if labelled, ``table-photos``): images and codes."""
     sets: dict[str, tuple[list[np.ndarray], list[str]]] = {}
     crops = load_labelled_crops(split, data_dir)
-    sets["crops"] = ([cv2.imread(str(c.path)) for c in crops], [c.code for c in crops])
+    sets["crops"] = ([read_bgr(c.path) for c in crops], [c.code for c in crops])
     if real_labels.is_file():
         samples = table_photo_crops(real_labels, split, reviewed_only)
         if samples:
@@ -555,9 +555,10 @@ def table_photo_crops(
     for record in read_manifest(manifest):
         if record.split != split or (reviewed_only and not record.reviewed):
             continue
-        image = cv2.imread(str(resolve_image(record, manifest)))
-        if image is None:
+        path = resolve_image(record, manifest)
+        if not path.is_file():
             continue
+        image = read_bgr(path)
         for tile in record.tiles:
             if tile.code in CLASS_INDEX:
                 crop = crop_detection(image, table_photo_detection(tile))

@@ -28,12 +28,12 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from scoring.tiles import VISION_CODES
 from vision.dataset.manifest import UNKNOWN_CODE, ManifestRecord, TileLabel, image_path, write_manifest
 from vision.dataset.paths import REPO_ROOT, shared_data_dir
+from vision.imageio import read_bgr
 from vision.models.classifier import SIDEWAYS_ASPECT, TileClassifier, crop_detection
 from vision.types import Detection
 
@@ -85,9 +85,9 @@ def load_photo_boxes(folder: Path | None = None) -> list[PhotoBoxes]:
     photos = []
     for image_file in sorted((folder / "images").glob("*.jpg")):
         label_file = folder / "labels" / f"{image_file.stem}.txt"
-        image = cv2.imread(str(image_file))
-        if image is None or not label_file.is_file():
+        if not label_file.is_file():
             continue
+        image = read_bgr(image_file)
         height, width = image.shape[:2]
         boxes, ids = [], []
         for line in label_file.read_text().splitlines():
@@ -126,7 +126,7 @@ def is_sideways(box: tuple[float, float, float, float]) -> bool:
 
 def photo_log_probs(classifier: TileClassifier, photo: PhotoBoxes) -> np.ndarray:
     """Log-probabilities per box (rows in box order, columns in VISION_CODES order) + upstream prior."""
-    image = cv2.imread(str(photo.path))
+    image = read_bgr(photo.path)
     crops = [crop_detection(image, Detection(box=box, score=1.0)) for box in photo.boxes]
     probabilities = classifier.probabilities(crops)
     order = [classifier.labels.index(code) for code in VISION_CODES]

@@ -27,6 +27,7 @@ import numpy as np
 from vision.dataset.crops import load_labelled_crops
 from vision.dataset.manifest import ManifestRecord, TileLabel, write_manifest
 from vision.dataset.paths import REPO_ROOT, shared_data_dir
+from vision.imageio import read_bgr
 from vision.models.classifier import TileClassifier
 
 MANIFEST_PATH = REPO_ROOT / "datasets" / "real-labels" / "crops-unlabelled.jsonl"
@@ -52,10 +53,9 @@ def pseudo_label(classifier: TileClassifier, folder: Path | None = None) -> list
     """One record per unlabelled crop: the model's code if confident and not a validation look-alike."""
     folder = folder or shared_data_dir() / "crops-unlabelled" / "images"
     paths = sorted(folder.glob("*.jpg"), key=lambda p: int(p.stem) if p.stem.isdigit() else 0)
-    images = [cv2.imread(str(path)) for path in paths]
-    kept = [(path, image) for path, image in zip(paths, images, strict=True) if image is not None]
+    kept = [(path, read_bgr(path)) for path in paths]
     ranked = classifier.classify_crops([image for _, image in kept], top_k=2)
-    validation = thumbnails([cv2.imread(str(c.path)) for c in load_labelled_crops("val")])
+    validation = thumbnails([read_bgr(c.path) for c in load_labelled_crops("val")])
     similarity = thumbnails([image for _, image in kept]) @ validation.T
     records = []
     for (path, image), candidates, nearest in zip(kept, ranked, similarity.max(axis=1), strict=True):

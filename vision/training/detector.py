@@ -40,6 +40,7 @@ from vision.evaluation.detection import (
     load_table_photos,
     match_boxes,
 )
+from vision.imageio import read_bgr
 from vision.models.detector import decode_maps, letterbox, to_network_input
 from vision.training.detector_data import (
     DetectorSample,
@@ -235,7 +236,7 @@ def evaluate_model(model: TileDetectorNet, images: list[TruthImage], input_size:
     results = {t: DetectionMetrics() for t in thresholds}
     low = min(thresholds)
     for truth in images:
-        image = cv2.imread(str(truth.path), cv2.IMREAD_COLOR)
+        image = read_bgr(truth.path)
         boxes, scores = predict_boxes(model, image, input_size, low)
         _count_at_thresholds(results, truth.path.name, boxes, scores, truth.boxes, partly_boxed=True)
     return results
@@ -280,7 +281,7 @@ def threshold_metrics(predict: Callable[[np.ndarray], tuple[np.ndarray, np.ndarr
     if real:
         metrics["real"] = {t: DetectionMetrics() for t in THRESHOLDS}
         for truth in real:
-            boxes, scores = predict(cv2.imread(str(truth.path), cv2.IMREAD_COLOR))
+            boxes, scores = predict(read_bgr(truth.path))
             _count_at_thresholds(metrics["real"], truth.path.name, boxes, scores, truth.boxes,
                                  partly_boxed=True)
     if synth:

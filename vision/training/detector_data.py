@@ -23,6 +23,7 @@ import numpy as np
 
 from vision.evaluation.detection import TruthImage, labelled_region_mask
 from vision.geometry import outline_edges
+from vision.imageio import read_bgr
 from vision.models.detector import canonical_up
 from vision.training.detector_model import STRIDE
 
@@ -50,9 +51,7 @@ def samples_from_truth(images: list[TruthImage]) -> list[DetectorSample]:
     """Decode real table photos into samples; their boxes are faces, sideways is unknown."""
     samples = []
     for truth in images:
-        image = cv2.imread(str(truth.path), cv2.IMREAD_COLOR)
-        if image is None:
-            raise OSError(f"cannot read {truth.path}")
+        image = read_bgr(truth.path)
         n = len(truth.boxes)
         samples.append(DetectorSample(
             image=image, boxes=truth.boxes.astype(np.float32),
@@ -115,11 +114,9 @@ def _save_cached(sample: DetectorSample, image_path: Path, label_path: Path) -> 
 
 
 def _load_cached(image_path: Path, label_path: Path) -> DetectorSample | None:
-    if not label_path.is_file():
+    if not (label_path.is_file() and image_path.is_file()):
         return None
-    image = cv2.imread(str(image_path), cv2.IMREAD_COLOR)
-    if image is None:
-        return None
+    image = read_bgr(image_path)
     labels = json.loads(label_path.read_text())
     quads = labels.get("quads")
     return DetectorSample(
