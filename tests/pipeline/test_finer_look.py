@@ -38,13 +38,14 @@ def test_a_flat_winning_tile_the_first_look_misses_is_found_by_a_finer_one(tmp_p
     labels = [tuple(t.box) for t in record.tiles]
     first_look = pipeline.read_tiles(PhotoSource(path))
     # Sure tiles only: 900191's winning tile has a weak peak half over the tile behind it, offered
-    # as a spare since the twenty-fifth session, but the hand does not read with it.
+    # as a spare, but the hand does not read with it.
     assert winning not in match_labels(labels, [r.detection.box for r in first_look if not r.detection.spare])
     monkeypatch.setattr(pipeline_module, "FINER_DETECTOR_SIZES", ())
     if first_look_guesses:
         guessed = pipeline.read_photo(path, context=context)
-        assert guessed.decoded.unseen is not None  # since the twenty-fifth session not the winning tile:
-        # the faint winning tile is taken as a spare and a standing 5m is inferred instead
+        # Not the winning tile: the faint winning tile is taken as a spare and a standing 5m is
+        # inferred instead.
+        assert guessed.decoded.unseen is not None
         assert any("without them it does not read" in warning for warning in guessed.warnings)
     else:
         with pytest.raises(PhotoReadError, match="not a winning hand"):

@@ -125,8 +125,7 @@ def test_a_tile_read_as_a_flower_keeps_a_little_of_its_first_reading():
 def test_a_held_out_render_whose_flower_the_classifier_reads_as_2p_reads_exactly(tmp_path, seed):
     """Held-out render 910013 (as ``scripts/evaluate.py hands --render 150 --seed 910000`` makes it):
     the main classifier reads the 梅 1 flower as 2p, and the layout leaves it out; the flower model
-    reads it 1f. (Until the eighteenth session's classifier this was 910130, whose flower that
-    classifier reads 1f itself.)"""
+    reads it 1f."""
     result, record = read_held_out_render(seed, tmp_path)
     assert "1f" in record.hand["flowers"]
     assert same_hand(result.hand, record.hand)

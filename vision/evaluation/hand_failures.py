@@ -1,11 +1,9 @@
 """Why a rendered hand was not read exactly: one cause per hand, and the tiles read wrong.
 
-Each session that worked on the hand rate began by writing a throw-away script to sort the failed
-hands by cause (twentieth and twenty-first sessions: half the readable failures were one flower
-read as another). ``scripts/evaluate.py hands`` now does it: each hand that is not read exactly
-gets the first cause of :data:`CAUSES` that applies, the report counts them, and ``--per-hand``
-lists each hand's cause and its wrong tiles (``"6f (flower) -> 4f"``, ``"4m (meld) -> not found"``),
-so where to work next is read off one run. ``--sheet FILE`` draws the misread tiles of the readable
+``scripts/evaluate.py hands`` sorts the hands it did not read exactly by cause: each gets the
+first cause of :data:`CAUSES` that applies, the report counts them, and ``--per-hand`` lists each
+hand's cause and its wrong tiles (``"6f (flower) -> 4f"``, ``"4m (meld) -> not found"``), so where
+to work next is read off one run. ``--sheet FILE`` draws the misread tiles of the readable
 hands that failed side by side (:func:`misread_crops`), to be looked at, not counted. Which
 labelled tiles are judged at all (:func:`judged_tiles`) and how much of each the photo shows
 (:func:`visibility`) are defined here once for the whole hand evaluation.
@@ -88,8 +86,8 @@ def failure_cause(record: Any, codes: list[str], matches: dict[int, int], *, exa
 
     Only the tiles to blame count (:func:`blamed_tiles`): a tile the photo barely shows that was
     nevertheless read, or one inferred or found a little off its labelled box, did not make the
-    hand wrong. (Until the twenty-second session any hand with a tile under half visible counted as
-    hidden, whatever failed: 12 of the 37 such hands of the 200 failed on a visible tile.)"""
+    hand wrong: counting every hand with a tile under half visible as hidden would blame the
+    hidden tile for hands that failed on a visible one."""
     if exact or record.hand is None:
         return None
     if exact_visible:

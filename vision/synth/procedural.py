@@ -329,8 +329,8 @@ def _draw_flower_motif(canvas: np.ndarray, look: SetLook, rng: np.random.Generat
     """A small painted plant with random stems, leaves and blossoms, the same for every flower face.
 
     The picture says nothing about which flower or season it is (real sets draw anything there), so
-    a model trained on these must read the number and the name. Up to the sixth session the motif
-    depended on the face, which would have taught a model the picture instead.
+    a model trained on these must read the number and the name; a motif that depended on the face
+    would teach a model the picture instead.
     """
     h, w = canvas.shape[:2]
     base = (int(w * rng.uniform(0.35, 0.65)), int(h * rng.uniform(0.85, 0.93)))
