@@ -15,7 +15,7 @@ detector: recall and precision at IoU 0.5 on the table-photo validation photos.
 roboflow: the held-out sources of ``roboflow-chinese`` (``datasets/splits/roboflow-chinese.json``):
   detector recall/precision, classifier top-1 (flowers and seasons apart), end-to-end tile accuracy
   through the photo pipeline's own reading, photos with every tile right; per kind of copy, family
-  and tile-height band, at each ``--zoom`` (``vision.evaluation.roboflow``). ``--model`` is the
+  and tile-height band, in each ``--views`` (``vision.evaluation.roboflow``). ``--model`` is the
   detector, ``--classifier`` the classifier (default: the shipped ones).
 hands: whole-hand exact-reading rate and score agreement on held-out rendered hands, tile accuracy
   on labelled real photos (``vision.evaluation.hands``; ``hands --help`` for its options).
@@ -134,11 +134,11 @@ def evaluate_roboflow(args: argparse.Namespace) -> dict[str, object]:
             return []
         return [(reading.detection.box, reading.code) for reading in readings]
 
-    zooms = [float(value) for value in args.zoom.split(",")]
-    report = run(lambda image: detector.detect(image), classify, read_tiles, zooms=zooms, limit=args.limit,
+    views = args.views.split(",")
+    report = run(lambda image: detector.detect(image), classify, read_tiles, views=views, limit=args.limit,
                  log=lambda line: print(line, file=sys.stderr, flush=True))
     return {"detector": str(detector.model_path), "classifier": str(classifier.model_path),
-            "zooms": zooms, **report.to_json()}
+            "views": views, **report.to_json()}
 
 
 def main(argv: list[str]) -> int:
@@ -164,8 +164,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--synth-seed", type=int, default=90210)
     parser.add_argument("--classifier", type=Path, default=None,
                         help="roboflow: the classifier (ONNX file or a run's folder; default shipped)")
-    parser.add_argument("--zoom", default="1,3",
-                        help="roboflow: comma-separated scale factors each held-out image is read at")
+    parser.add_argument("--views", default="full,far,close",
+                        help="roboflow: the views each held-out image is read in (of full, far, close)")
     parser.add_argument("--limit", type=int, default=None, help="roboflow: only the first N held-out images")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     args = parser.parse_args(argv)
@@ -216,7 +216,7 @@ def _print_comparison(results: dict[str, dict[str, object]]) -> None:
 def _print_roboflow(results: dict[str, object]) -> None:
     from vision.evaluation.roboflow import print_roboflow_json
 
-    print(f"detector {results['detector']}, classifier {results['classifier']}, zooms {results['zooms']}")
+    print(f"detector {results['detector']}, classifier {results['classifier']}, views {results['views']}")
     print_roboflow_json(results)
 
 

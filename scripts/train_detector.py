@@ -53,6 +53,9 @@ def main(argv: list[str] | None = None) -> int:
                              "datasets/splits/roboflow-chinese.json)")
     parser.add_argument("--roboflow-zoom", type=float, nargs=2, default=defaults.roboflow_zoom,
                         metavar=("LOW", "HIGH"), help="scale jitter of their views")
+    parser.add_argument("--ignore-detector", type=Path, default=None,
+                        help="a detector ONNX whose finds with no label box become ignore regions on the "
+                             "roboflow-chinese photos (slow: one detector run per image)")
     parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument("--threads", type=int, default=defaults.threads)
     args = parser.parse_args(argv)
@@ -70,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
                                  early_crop_size=args.early_crop_size,
                                  roboflow_fraction=args.roboflow_fraction,
                                  roboflow_zoom=tuple(args.roboflow_zoom),
+                                 ignore_detector=args.ignore_detector,
                                  seed=args.seed, threads=args.threads,
                                  init_from=args.init_from)
     if args.rethreshold:

@@ -105,8 +105,9 @@ class DetectorTrainConfig:
     roboflow_fraction: float = 0.0
     # Their views' scale jitter: wide, so tiles 20 to 500 px tall in a 1280x960 photo are all seen.
     roboflow_zoom: tuple[float, float] = (0.5, 3.0)
-    # The detector whose confident finds with no label box become ignore regions there.
-    ignore_detector: Path = REPO_ROOT / "models" / "detector.onnx"
+    # A detector whose finds with no label box become ignore regions there (None: the photos are
+    # only partly boxed, as the table photos; see ``roboflow_detector_data``).
+    ignore_detector: Path | None = None
 
 
 @dataclass

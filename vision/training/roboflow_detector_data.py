@@ -2,10 +2,15 @@
 
 The export boxes the tiles of the hand but often not the tiles lying loose off it (discards, the
 wall). Teaching the detector that those are background would undo what a laid-out hand needs, so
-each photo's *ignore regions* are the tiles a detector (the shipped one) finds there with no label
-box: no loss either way inside them. Augmented copies were turned by any angle, so their boxes are
-loose around turned tiles: they teach centres, not sizes (``DetectorSample.size_known``). Mirrored
-copies are fine for a detector (it is trained on mirrored views anyway).
+the photos are *partly boxed*, as the table photos are: the heatmap learns "no tile" only near the
+boxed tiles (``detector_data.labelled_weight``). Optionally (``detector``) each photo also gets
+*ignore regions*: the tiles a detector finds there with no label box, no loss either way inside
+them, so an unboxed tile beside the hand is not taught as background either. That pass costs a
+detector run per training image (about 1.9 s each with the shipped ensemble on the shared 2-core
+machine, 2026-12-02), so the shipped recipe does without it. Augmented copies were turned by
+any angle, so their boxes are loose around turned tiles: they teach centres, not sizes
+(``DetectorSample.size_known``). Mirrored copies are fine for a detector (it is trained on
+mirrored views anyway).
 
 Finding the ignore regions runs the detector on every training image once; the result is kept in
 a cache file keyed by the detector's file hash, so a second run starts at once.
@@ -81,13 +86,14 @@ def ignore_regions(images: list[RoboflowImage], detector_path: Path, cache: Path
     return {image.path.name: known[image.path.name] for image in images}
 
 
-def roboflow_samples(detector_path: Path, cache: Path | None, split: RoboflowSplit | None = None,
+def roboflow_samples(detector_path: Path | None, cache: Path | None, split: RoboflowSplit | None = None,
                      data_dir: Path | None = None, log: Callable[[str], None] = print,
                      threads: int = 2) -> list[DetectorSample]:
-    """Every copy of the training sources as a sample (loose sizes and ignore regions marked)."""
+    """Every copy of the training sources as a partly boxed sample (loose sizes marked; with
+    ``detector_path``, ignore regions where it finds unboxed tiles)."""
     split = split or read_split()
     images = split.images(load_roboflow(data_dir), "train")
-    ignored = ignore_regions(images, detector_path, cache, log, threads)
+    ignored = {} if detector_path is None else ignore_regions(images, detector_path, cache, log, threads)
     samples = []
     for image in images:
         picture = cv2.imread(str(image.path), cv2.IMREAD_COLOR)
@@ -97,8 +103,8 @@ def roboflow_samples(detector_path: Path, cache: Path | None, split: RoboflowSpl
         samples.append(DetectorSample(
             image=picture, boxes=image.boxes, sideways=np.full(count, -1, np.int8),
             face_down=np.zeros(count, np.int8),
-            ignore=np.asarray(ignored[image.path.name], np.float32).reshape(-1, 4),
-            source=image.path.name, size_known=not image.augmented))
+            ignore=np.asarray(ignored.get(image.path.name, []), np.float32).reshape(-1, 4),
+            source=image.path.name, partly_boxed=True, size_known=not image.augmented))
     regions = sum(len(sample.ignore) for sample in samples)
     log(f"roboflow-chinese: {len(samples)} training images of "
         f"{len({image.source for image in images})} sources, {regions} ignore regions")
