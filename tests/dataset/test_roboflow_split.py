@@ -12,8 +12,10 @@ from vision.dataset.roboflow import (
     SERIES_GUARD,
     SPLIT_PATH,
     RoboflowImage,
+    RoboflowTile,
     load_roboflow,
     make_split,
+    mislabelled,
     photo_group,
     read_split,
     roboflow_dir,
@@ -54,6 +56,18 @@ def test_a_group_is_never_split_and_neighbours_of_held_out_numbers_are_left_out(
         if source.startswith("hand") and entry["split"] == "train":
             assert all(abs(int(source[5:8]) - n) > SERIES_GUARD for n in held)
     assert split == make_split(_images(sorted(sources, reverse=True), {sources[0], sources[150]}))
+
+
+def test_more_of_one_face_than_a_set_holds_marks_an_image_mislabelled() -> None:
+    def image(codes: list[str]) -> RoboflowImage:
+        return RoboflowImage(Path("x.jpg"), "IMG_2780_JPG", False,
+                             tuple(RoboflowTile(code, (0, 0, 10, 10)) for code in codes))
+
+    assert mislabelled(image(["1p"] * 14))
+    assert not mislabelled(image(["1p"] * 4 + ["2p"] * 4))
+    assert not mislabelled(image(["1p"] * 5 + [f"{n}s" for n in range(1, 10)] * 2))  # two sets in a grid
+    split = make_split([image(["1p"] * 14), RoboflowImage(Path("y.jpg"), "hand_001_jpg", False, ())])
+    assert split["IMG_2780_JPG"]["split"] == "excluded"
 
 
 @pytest.mark.skipif(not (roboflow_dir() / "manifest.jsonl").is_file(),

@@ -12,6 +12,10 @@ never by copy. A group is read off the source's name by a fixed rule (:func:`pho
 - ``A_B_C_n`` web uploads: one group per million of the upload number ``A`` (an album);
 - screenshots: one group per date in their name; any other name is a group of its own.
 
+A source whose labels cannot be right is ``excluded`` too: one set holds four of each face, so an
+image with more than :data:`MOST_OF_ONE_FACE` tiles of one code that are at least half its tiles
+was labelled one class for a whole row (seven sources of ``IMG_27xx``, every tile ``1p``).
+
 Each group also has a *family* (:func:`photo_family`: the naming scheme, the nearest thing to a
 physical set the names tell). The validation groups are chosen per family and per stratum (groups
 with an as-uploaded copy, groups without), in the order of the SHA-1 of the group name, until
@@ -43,6 +47,8 @@ VALIDATION_SHARE = 0.25
 SERIES_BLOCK = 20
 #: Sources this close in number to a held-out block are in neither part (``excluded``).
 SERIES_GUARD = 2
+#: More tiles of one code than a set has (with flowers, one each, far fewer) mark a mislabelled image.
+MOST_OF_ONE_FACE = 4
 #: Series with fewer sources than this share one family ("families", "discards": a few shots each).
 SMALL_SERIES = 6
 
@@ -140,9 +146,19 @@ def _sha(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
 
 
+def mislabelled(image: RoboflowImage) -> bool:
+    """More tiles of one code than a set holds, making up half the image's tiles or more."""
+    counts: dict[str, int] = defaultdict(int)
+    for tile in image.tiles:
+        counts[tile.code] += 1
+    most = max(counts.values(), default=0)
+    return most > MOST_OF_ONE_FACE and 2 * most >= len(image.tiles)
+
+
 def make_split(images: Iterable[RoboflowImage]) -> dict[str, dict[str, str]]:
     """Each source's ``split`` (train / val / excluded), ``group`` and ``family``, by the fixed rule."""
     images = list(images)
+    wrong = {image.source for image in images if mislabelled(image)}
     sources = sorted({image.source for image in images})
     uploaded = {image.source for image in images if not image.augmented}
     series_sizes: dict[str, int] = defaultdict(int)
@@ -166,8 +182,8 @@ def make_split(images: Iterable[RoboflowImage]) -> dict[str, dict[str, str]]:
                 break
             held_out.add(group)
             taken += len(members[group])
-    guarded = _guarded(sources, {source for source in sources if group_of[source] in held_out})
-    return {source: {"split": "val" if group_of[source] in held_out else
+    guarded = _guarded(sources, {source for source in sources if group_of[source] in held_out}) | wrong
+    return {source: {"split": "excluded" if source in wrong else "val" if group_of[source] in held_out else
                      "excluded" if source in guarded else "train",
                      "group": group_of[source], "family": family_of[source]}
             for source in sources}
