@@ -12,6 +12,11 @@ classifier: top-1 overall / per family (flowers+seasons, backs), top-3, calibrat
   scaled at its own input size. Both are read with the shipped flower model (``--flower-model``
   ``none`` or a file to change that).
 detector: recall and precision at IoU 0.5 on the table-photo validation photos.
+roboflow: the held-out sources of ``roboflow-chinese`` (``datasets/splits/roboflow-chinese.json``):
+  detector recall/precision, classifier top-1 (flowers and seasons apart), end-to-end tile accuracy
+  through the photo pipeline's own reading, photos with every tile right; per kind of copy, family
+  and tile-height band, in each ``--views`` (``vision.evaluation.roboflow``). ``--model`` is the
+  detector, ``--classifier`` the classifier (default: the shipped ones).
 hands: whole-hand exact-reading rate and score agreement on held-out rendered hands, tile accuracy
   on labelled real photos (``vision.evaluation.hands``; ``hands --help`` for its options).
 
@@ -107,13 +112,42 @@ def evaluate_detector(args: argparse.Namespace) -> dict[str, object]:
     return {"model": str(detector.model_path), "score_threshold": detector.score_threshold, **report}
 
 
+def evaluate_roboflow(args: argparse.Namespace) -> dict[str, object]:
+    """The shipped (or given) detector and classifier on the held-out roboflow-chinese sources."""
+    from vision.evaluation.roboflow import evaluate_roboflow as run
+    from vision.models.classifier import DEFAULT_MODEL_NAME, TileClassifier
+    from vision.models.detector import TileDetector
+    from vision.pipeline import PhotoPipeline
+
+    detector = TileDetector(args.model)
+    classifier = TileClassifier(_model_file(args.classifier, DEFAULT_MODEL_NAME),
+                                flower_model=_flower_model_choice(args.flower_model))
+    pipeline = PhotoPipeline(detector=detector, classifier=classifier)
+
+    def classify(crops: list) -> list[str]:
+        return [candidates[0][0] for candidates in classifier.classify_crops(crops, top_k=1)]
+
+    def read_tiles(image: object) -> list:
+        try:
+            readings = pipeline.read_tiles(image)  # type: ignore[arg-type]
+        except InputError:  # no tiles found: every labelled tile is missed
+            return []
+        return [(reading.detection.box, reading.code) for reading in readings]
+
+    views = args.views.split(",")
+    report = run(lambda image: detector.detect(image), classify, read_tiles, views=views, limit=args.limit,
+                 log=lambda line: print(line, file=sys.stderr, flush=True))
+    return {"detector": str(detector.model_path), "classifier": str(classifier.model_path),
+            "views": views, **report.to_json()}
+
+
 def main(argv: list[str]) -> int:
     if argv[:1] == ["hands"]:
         from vision.evaluation.hands import main as evaluate_hands
 
         return evaluate_hands(argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("classifier", "detector"))
+    parser.add_argument("what", choices=("classifier", "detector", "roboflow"))
     parser.add_argument("--model", type=Path, default=None,
                         help="ONNX model (default: the shipped one); for the classifier also a run's folder")
     parser.add_argument("--baseline", default=None,
@@ -128,15 +162,24 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--synth", type=int, default=30,
                         help="also evaluate the classifier on this many freshly rendered scenes (0: none)")
     parser.add_argument("--synth-seed", type=int, default=90210)
+    parser.add_argument("--classifier", type=Path, default=None,
+                        help="roboflow: the classifier (ONNX file or a run's folder; default shipped)")
+    parser.add_argument("--views", default="full,far,close",
+                        help="roboflow: the views each held-out image is read in (of full, far, close)")
+    parser.add_argument("--limit", type=int, default=None, help="roboflow: only the first N held-out images")
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     args = parser.parse_args(argv)
+    evaluations = {"classifier": evaluate_classifier, "detector": evaluate_detector,
+                   "roboflow": evaluate_roboflow}
     try:
-        results = evaluate_classifier(args) if args.what == "classifier" else evaluate_detector(args)
+        results = evaluations[args.what](args)
     except InputError as error:
         print(f"evaluate: error: {error}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(results, indent=1))
+    elif args.what == "roboflow":
+        _print_roboflow(results)
     elif "baseline" in results:
         _print_comparison(results)  # type: ignore[arg-type]
     else:
@@ -168,6 +211,13 @@ def _print_comparison(results: dict[str, dict[str, object]]) -> None:
             confusions = results[role][name]["top_confusions"]  # type: ignore[index]
             text = ", ".join(f"{row['truth']}>{row['predicted']} x{row['count']}" for row in confusions)
             print(f"{name} {role} confusions: {text}")
+
+
+def _print_roboflow(results: dict[str, object]) -> None:
+    from vision.evaluation.roboflow import print_roboflow_json
+
+    print(f"detector {results['detector']}, classifier {results['classifier']}, views {results['views']}")
+    print_roboflow_json(results)
 
 
 def _cell(key: str, value: object) -> str:

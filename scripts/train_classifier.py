@@ -70,6 +70,9 @@ def main(argv: list[str]) -> int:
                         help="share of flower and season draws shown as a real tile of that face under the "
                              "picture of another face's real tile, so only the name and number tell "
                              f"(default {defaults.crossed_flower_share})")
+    parser.add_argument("--roboflow", action="store_true",
+                        help="also train on the crops of the roboflow-chinese training sources "
+                             "(datasets/splits/roboflow-chinese.json; mirrored copies left out)")
     parser.add_argument("--flower-model", action="store_true",
                         help="train the flower model (flowers.onnx), on every crop set and, unless "
                              f"given, --procedural-flower-share {FLOWER_MODEL_SHARE}")
@@ -95,7 +98,7 @@ def main(argv: list[str]) -> int:
                          askew_box_share=args.askew_box,
                          varied_flower_numbers=args.varied_flower_numbers,
                          set_photo_flowers=args.set_photo_flowers,
-                         crossed_flower_share=args.crossed_flowers,
+                         crossed_flower_share=args.crossed_flowers, roboflow_crops=args.roboflow,
                          exclude_crop_sets=() if all_sets else defaults.exclude_crop_sets)
     try:
         size = config.input_size

@@ -48,6 +48,14 @@ def main(argv: list[str] | None = None) -> int:
                         help="share of the steps trained on smaller crops (--early-crop-size) first")
     parser.add_argument("--early-crop-size", type=int, default=defaults.early_crop_size,
                         help="crop side of the early steps (a multiple of 32)")
+    parser.add_argument("--roboflow-fraction", type=float, default=defaults.roboflow_fraction,
+                        help="share of each batch from the roboflow-chinese training sources (0: none; "
+                             "datasets/splits/roboflow-chinese.json)")
+    parser.add_argument("--roboflow-zoom", type=float, nargs=2, default=defaults.roboflow_zoom,
+                        metavar=("LOW", "HIGH"), help="scale jitter of their views")
+    parser.add_argument("--ignore-detector", type=Path, default=None,
+                        help="a detector ONNX whose finds with no label box become ignore regions on the "
+                             "roboflow-chinese photos (slow: one detector run per image)")
     parser.add_argument("--seed", type=int, default=defaults.seed)
     parser.add_argument("--threads", type=int, default=defaults.threads)
     args = parser.parse_args(argv)
@@ -63,6 +71,9 @@ def main(argv: list[str] | None = None) -> int:
                                  face_down_share=args.face_down_share, learning_rate=args.learning_rate,
                                  early_crop_share=args.early_crop_share,
                                  early_crop_size=args.early_crop_size,
+                                 roboflow_fraction=args.roboflow_fraction,
+                                 roboflow_zoom=tuple(args.roboflow_zoom),
+                                 ignore_detector=args.ignore_detector,
                                  seed=args.seed, threads=args.threads,
                                  init_from=args.init_from)
     if args.rethreshold:

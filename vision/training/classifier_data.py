@@ -95,7 +95,7 @@ def load_sources(
     """Every training source crop, stored for a model of input ``size`` (``exclude_sets`` left out;
     the set photos' flowers only when asked, so earlier recipes keep their sources)."""
     data_dir = data_dir or shared_data_dir()
-    samples = [Sample(_store(read_bgr(crop.path), size), CLASS_INDEX[crop.code], "real-crop")
+    samples = [Sample(store_crop(read_bgr(crop.path), size), CLASS_INDEX[crop.code], "real-crop")
                for crop in load_labelled_crops("train", data_dir) if crop.set_id not in exclude_sets]
     samples += art_samples(data_dir / "art", size)
     if include_table_photos and real_labels.is_file():
@@ -119,7 +119,7 @@ def set_photo_samples(manifest: Path, data_dir: Path, size: InputSize = DEFAULT_
         for tile in record.tiles:
             if tile.code in CLASS_INDEX:
                 crop = crop_detection(image, Detection(box=tile.box, score=1.0))
-                samples.append(Sample(_store(crop, size), CLASS_INDEX[tile.code], "set-photo"))
+                samples.append(Sample(store_crop(crop, size), CLASS_INDEX[tile.code], "set-photo"))
     return samples
 
 
@@ -136,7 +136,7 @@ def pseudo_labelled_samples(
         if not path.is_file():
             path = data_dir / "crops-unlabelled" / "images" / Path(record.image).name
         if path.is_file():
-            samples.append(Sample(_store(read_bgr(path), size), CLASS_INDEX[code], "pseudo-crop"))
+            samples.append(Sample(store_crop(read_bgr(path), size), CLASS_INDEX[code], "pseudo-crop"))
     return samples
 
 
@@ -151,23 +151,23 @@ def art_samples(art_dir: Path, size: InputSize = DEFAULT_INPUT_SIZE) -> list[Sam
             if not (face_path.is_file() and front_path.is_file()):
                 continue
             face = read_bgr(face_path, cv2.IMREAD_UNCHANGED)
-            image = _store(_flatten(_over(face, read_bgr(front_path, cv2.IMREAD_UNCHANGED))), size)
+            image = store_crop(_flatten(_over(face, read_bgr(front_path, cv2.IMREAD_UNCHANGED))), size)
             samples.append(Sample(image, CLASS_INDEX[code], "art-fluffy"))
         if (folder / "Back.png").is_file():
             back = read_bgr(folder / "Back.png", cv2.IMREAD_UNCHANGED)
-            samples.append(Sample(_store(_flatten(back), size), CLASS_INDEX["back"], "art-fluffy"))
+            samples.append(Sample(store_crop(_flatten(back), size), CLASS_INDEX["back"], "art-fluffy"))
     for style in ("uni", "unib"):
         folder = art_dir / "unicode-set" / "png" / style
         for name, code in _UNICODE_NAMES.items():
             if (folder / f"{name}.png").is_file():
                 image = read_bgr(folder / f"{name}.png", cv2.IMREAD_UNCHANGED)
-                samples.append(Sample(_store(_flatten(image), size), CLASS_INDEX[code], "art-unicode"))
+                samples.append(Sample(store_crop(_flatten(image), size), CLASS_INDEX[code], "art-unicode"))
     return samples
 
 
 def table_photo_samples(manifest: Path, split: str, size: InputSize = DEFAULT_INPUT_SIZE) -> list[Sample]:
     """Our labelled table-photo tiles in ``split`` as stored training samples."""
-    return [Sample(_store(crop, size), CLASS_INDEX[code], "table-photo")
+    return [Sample(store_crop(crop, size), CLASS_INDEX[code], "table-photo")
             for crop, code in table_photo_crops(manifest, split)]
 
 
@@ -192,7 +192,8 @@ def _flatten(bgra: np.ndarray, background: tuple[int, int, int] = (60, 110, 50))
     return bgra
 
 
-def _store(image: np.ndarray, size: InputSize) -> np.ndarray:
+def store_crop(image: np.ndarray, size: InputSize) -> np.ndarray:
+    """A source crop resized to the stored size of a model reading ``size`` (:func:`store_size`)."""
     if image is None:
         raise ValueError("unreadable training image")
     stored = store_size(size)
@@ -375,7 +376,7 @@ def augment(image: np.ndarray, rng: np.random.Generator, size: InputSize = DEFAU
 
 
 #: Sources whose flower crops lend their picture to procedural flowers (real tiles, not art).
-REAL_PICTURE_SOURCES = ("real-crop", "pseudo-crop", "table-photo", "set-photo")
+REAL_PICTURE_SOURCES = ("real-crop", "pseudo-crop", "table-photo", "set-photo", "roboflow")
 #: The picture part of a stored flower crop (left, top, right, bottom as fractions): below the
 #: name and number in the top third, inside the crop's margin.
 PICTURE_CROP = (0.08, 0.38, 0.92, 0.94)
@@ -499,7 +500,7 @@ class AugmentedCrops:
         if label in self.flower_labels and self.rng.random() < self.procedural_flower_share:
             face = random_face(VISION_CODES[label], self.rng, self._flower_picture(),
                                varied_numbers=self.varied_flower_numbers)
-            return _store(face, self.size)
+            return store_crop(face, self.size)
         if label in self.flower_labels and self.crossed_flower_share > 0 \
                 and self.rng.random() < self.crossed_flower_share:
             crossed = self._crossed_flower(label)
@@ -602,7 +603,7 @@ def synthetic_samples(count: int, seed: int, size: InputSize = DEFAULT_INPUT_SIZ
     """
     images, codes = synthetic_crops(count, seed, split="train", size=size)
     pairs = zip(images, codes, strict=True)
-    return [Sample(_store(image, size), CLASS_INDEX[code], "synth") for image, code in pairs]
+    return [Sample(store_crop(image, size), CLASS_INDEX[code], "synth") for image, code in pairs]
 
 
 def describe_sources(samples: list[Sample]) -> str:

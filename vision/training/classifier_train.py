@@ -96,6 +96,9 @@ class TrainConfig:
     # name and number say which it is. Off by default: fx1 (fs1's recipe at 0.5) read every held-out
     # flower set worse (models/MODEL_CARD.md, "Flowers under another face's picture").
     crossed_flower_share: float = 0.0
+    # Also train on the crops of the roboflow-chinese training sources, mirrored copies left out
+    # (``vision.training.roboflow_crops``): many more real sets. Off by default (earlier recipes).
+    roboflow_crops: bool = False
 
     @property
     def input_size(self) -> InputSize:
@@ -164,6 +167,10 @@ def train_classifier(config: TrainConfig, log: Callable[[str], None] = print,
         samples = load_sources(include_table_photos=config.include_table_photos,
                                exclude_sets=frozenset(config.exclude_crop_sets), size=size,
                                set_photo_flowers=config.set_photo_flowers)
+        if config.roboflow_crops:
+            from vision.training.roboflow_crops import roboflow_crop_samples
+
+            samples += roboflow_crop_samples(size, log=log)
         if config.synth_scenes > 0:
             samples += synthetic_samples(config.synth_scenes, config.synth_seed, size)
             log(f"rendered {config.synth_scenes} training scenes {time.time() - start:.0f}s")

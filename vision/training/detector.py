@@ -43,6 +43,7 @@ from vision.evaluation.detection import (
 from vision.imageio import read_bgr
 from vision.models.detector import decode_maps, letterbox, to_network_input
 from vision.training.detector_data import (
+    DEFAULT_ZOOM,
     DetectorSample,
     DetectorTargets,
     encode_targets,
@@ -100,6 +101,14 @@ class DetectorTrainConfig:
     # Start from these weights (a ``.pt`` a previous run wrote beside its model) to train on, instead
     # of from scratch: a longer schedule in pieces, or new data on an existing model.
     init_from: Path | None = None
+    # Share of each batch drawn from the training sources of ``roboflow-chinese`` (many real sets,
+    # close-ups and whole hands; ``vision.training.roboflow_detector_data``); 0 leaves them out.
+    roboflow_fraction: float = 0.0
+    # Their views' scale jitter: wide, so tiles 20 to 500 px tall in a 1280x960 photo are all seen.
+    roboflow_zoom: tuple[float, float] = (0.5, 3.0)
+    # A detector whose finds with no label box become ignore regions there (None: the photos are
+    # only partly boxed, as the table photos; see ``roboflow_detector_data``).
+    ignore_detector: Path | None = None
 
 
 @dataclass
@@ -161,7 +170,11 @@ def detector_loss(raw: torch.Tensor, batch: dict[str, torch.Tensor], sideways_ou
         return heat + zero, {"heat": float(heat.detach()), "reg": 0.0, "flags": 0.0, "outline": 0.0,
                              "corners": 0.0}
     at = flat[idx]
-    reg = F.l1_loss(at[:, 1:5], batch["regression"], reduction="mean")
+    # Offsets are learned at every centre, sizes only where the box is tight (``size_known``).
+    error = (at[:, 1:5] - batch["regression"]).abs()
+    known_size = batch["size_known"]
+    sizes = (error[:, 2:] * known_size[:, None]).sum()
+    reg = (error[:, :2].sum() + sizes) / (2 * len(idx) + 2 * known_size.sum())
     flag_loss = raw.sum() * 0.0
     for channel, key in ((5, "sideways"), (6, "face_down")):
         target = batch[key]
@@ -203,6 +216,9 @@ def collate(targets: list[DetectorTargets], images: list[np.ndarray]) -> dict[st
         "outline": torch.from_numpy(np.concatenate([t.outline for t in targets])),
         "outline_known": torch.from_numpy(np.concatenate([t.outline_known for t in targets])),
         "corners": torch.from_numpy(np.concatenate([t.corners for t in targets])),
+        "size_known": torch.from_numpy(np.concatenate([
+            t.size_known if t.size_known is not None else np.ones(len(t.index), np.float32)
+            for t in targets])),
     }
 
 
@@ -398,9 +414,13 @@ def _load_synthetic(config: DetectorTrainConfig, log: Callable[[str], None]) -> 
 
 
 def draw_source(rng: np.random.Generator, config: DetectorTrainConfig, real: list[DetectorSample],
-                synth: list[DetectorSample], face_down_scenes: list[DetectorSample]) -> DetectorSample:
-    """One training image: a render ``synth_fraction`` of the time (of those, ``face_down_share``
-    from the scenes with face-down hand tiles), else a real photo."""
+                synth: list[DetectorSample], face_down_scenes: list[DetectorSample],
+                roboflow: list[DetectorSample] | None = None) -> DetectorSample:
+    """One training image: a ``roboflow-chinese`` photo ``roboflow_fraction`` of the time, else a
+    render ``synth_fraction`` of the time (of those, ``face_down_share`` from the scenes with
+    face-down hand tiles), else a table photo."""
+    if roboflow and rng.random() < config.roboflow_fraction:
+        return roboflow[int(rng.integers(len(roboflow)))]
     use_synth = synth and rng.random() < config.synth_fraction
     pool = synth
     oversample = use_synth and face_down_scenes and config.face_down_share > 0
@@ -464,6 +484,13 @@ def train_detector(config: DetectorTrainConfig, log: Callable[[str], None] = pri
     log(f"real table photos: {len(real)} train, {len(val_truth)} val")
     synth = _load_synthetic(config, log)
     log(f"synthetic scenes: {len(synth)} ready after {time.time() - started:.0f}s")
+    roboflow: list[DetectorSample] = []
+    if config.roboflow_fraction > 0:
+        from vision.training.roboflow_detector_data import roboflow_samples
+
+        roboflow = roboflow_samples(config.ignore_detector, config.synth_cache, log=log,
+                                    threads=config.threads)
+        log(f"roboflow-chinese ready after {time.time() - started:.0f}s")
 
     model = TileDetectorNet()
     if config.init_from is not None:
@@ -484,13 +511,15 @@ def train_detector(config: DetectorTrainConfig, log: Callable[[str], None] = pri
     if config.face_down_share > 0:
         log(f"scenes with face-down hand tiles: {len(face_down_scenes)}, "
             f"{config.face_down_share:.0%} of rendered draws")
+    roboflow_names = {sample.source for sample in roboflow}
     for step in range(config.steps):
         model.train()
         views, targets = [], []
         crop_size = crop_size_at(config, step)
         for _ in range(config.batch_size):
-            source = draw_source(rng, config, real, synth, face_down_scenes)
-            view = random_view(source, rng, crop_size, config.input_size)
+            source = draw_source(rng, config, real, synth, face_down_scenes, roboflow)
+            zoom = config.roboflow_zoom if roboflow and source.source in roboflow_names else DEFAULT_ZOOM
+            view = random_view(source, rng, crop_size, config.input_size, zoom)
             views.append(view.image)
             targets.append(encode_targets(view, crop_size))
         batch = collate(targets, views)
@@ -537,6 +566,7 @@ def train_detector(config: DetectorTrainConfig, log: Callable[[str], None] = pri
         "input_size": str(config.input_size), "stride": str(STRIDE), "score_threshold": str(threshold),
         "channels": json.dumps(list(MAP_CHANNELS)), "seed": str(config.seed), "steps": str(config.steps),
         "synth_scenes": str(len(synth)), "real_photos": str(len(real)),
+        "roboflow_photos": str(len(roboflow)),
         "description": "taicam tile detector (CenterNet-style, stride 4)",
     }
     diff = export_onnx(ema, Path(config.output), metadata, config.input_size)

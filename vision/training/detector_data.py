@@ -45,6 +45,9 @@ class DetectorSample:
     # Only some tiles are boxed (the real table photos box the player's row, not the discards and
     # walls): the heatmap learns "no tile" only near the boxed ones (``detection.LABELLED_REACH``).
     partly_boxed: bool = False
+    # False where the boxes are loose around their tiles (an augmented copy turned by any angle):
+    # the centres are right, the sizes are not, so only the centre offsets are learned there.
+    size_known: bool = True
 
 
 def samples_from_truth(images: list[TruthImage]) -> list[DetectorSample]:
@@ -241,13 +244,19 @@ def _rot90_points(points: np.ndarray, k: int, width: int, height: int) -> np.nda
     return out
 
 
-def random_view(sample: DetectorSample, rng: np.random.Generator, size: int, base: int) -> DetectorSample:
+#: The scale jitter of a training view, around the runtime's scale (longest side -> ``base``).
+DEFAULT_ZOOM = (0.6, 1.5)
+
+
+def random_view(sample: DetectorSample, rng: np.random.Generator, size: int, base: int,
+                zoom: tuple[float, float] = DEFAULT_ZOOM) -> DetectorSample:
     """A random training view ``size`` x ``size`` of ``sample``.
 
     Synthetic scenes are sometimes turned by any angle first (their tile outlines are known). The
     image is then scaled as the runtime would (longest side -> ``base``), jittered in scale
-    (x0.6..1.5) and aspect (the real photos were stretched to squares), turned by a quarter turn
-    now and then (any camera rotation must work), flipped, and cropped around the tiles.
+    (``zoom``, log-uniform: a wider range teaches close-ups and far hands) and aspect (the real
+    photos were stretched to squares), turned by a quarter turn now and then (any camera rotation
+    must work), flipped, and cropped around the tiles.
     Boxes cut by the crop keep a target only if at least 60% of them is visible; the rest become
     ignore regions so the loss never punishes a half-visible tile either way. Tile outlines, when
     known, go through the same turns, scaling, crop and flip as the boxes.
@@ -266,7 +275,7 @@ def random_view(sample: DetectorSample, rng: np.random.Generator, size: int, bas
         if quads is not None:
             quads = _rot90_points(quads, k, width, height)
         height, width = image.shape[:2]
-    scale = base / max(height, width) * math.exp(rng.uniform(math.log(0.6), math.log(1.5)))
+    scale = base / max(height, width) * math.exp(rng.uniform(math.log(zoom[0]), math.log(zoom[1])))
     aspect = math.exp(rng.uniform(-0.25, 0.25))
     sx, sy = scale * aspect, scale / aspect
     new_w, new_h = max(8, round(width * sx)), max(8, round(height * sy))
@@ -318,7 +327,7 @@ def random_view(sample: DetectorSample, rng: np.random.Generator, size: int, bas
     return DetectorSample(canvas, boxes.astype(np.float32).reshape(-1, 4), sideways, face_down,
                           ignore.astype(np.float32).reshape(-1, 4), sample.source,
                           None if quads is None else quads.astype(np.float32).reshape(-1, 4, 2),
-                          sample.partly_boxed)
+                          sample.partly_boxed, sample.size_known)
 
 
 # ----------------------------------------------------------------------------- targets
@@ -337,6 +346,7 @@ class DetectorTargets:
     outline: np.ndarray  # (K, 4) axis_cos, axis_sin, log_face_w, log_face_h (see ``face_outline_target``)
     outline_known: np.ndarray  # (K,) float32, 1 where the tile's outline is labelled (synthetic scenes)
     corners: np.ndarray  # (K, 10) face centre offset and corner offsets (see ``face_corner_target``)
+    size_known: np.ndarray | None = None  # (K,) float32, 0 where the box size is loose; None: all 1
 
 
 def canonical_face_frame(quad: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
@@ -448,6 +458,7 @@ def encode_targets(sample: DetectorSample, size: int) -> DetectorTargets:
         outline=np.asarray(outline, np.float32).reshape(-1, 4),
         outline_known=np.asarray(outline_known, np.float32),
         corners=np.asarray(corners, np.float32).reshape(-1, 10),
+        size_known=np.full(len(index), 1.0 if sample.size_known else 0.0, np.float32),
     )
 
 
