@@ -36,6 +36,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "vision.label.cli",
     "vision.live.cli",
     "vision.synth.cli",
+    "vision.sets.cli",
 )
 
 
