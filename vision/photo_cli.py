@@ -173,7 +173,8 @@ def register(app: typer.Typer) -> None:
     @app.command("photo")
     def photo(images: Images, as_json: AsJson = False, annotate: Annotate = None,
               kong_face: KongFace = None, winning_tile: WinningTile = None, fix: Fixes = None,
-              tile_set: TileSet = None, learn: Learn = False, rules: opts.RulesOpt = None, table: opts.TableOpt = None,
+              tile_set: TileSet = None, learn: Learn = False,
+              rules: opts.RulesOpt = None, table: opts.TableOpt = None,
               seat: opts.SeatOpt = None, round_wind: opts.RoundOpt = None,
               self_drawn: opts.SelfDrawnOpt = None, dealer: opts.DealerOpt = None,
               streak: opts.StreakOpt = None, discarder: opts.DiscarderOpt = None,
@@ -192,6 +193,7 @@ def register(app: typer.Typer) -> None:
 
         pipeline, after = photo_reading(tile_set or settings.tile_set, learn, named.fixes)
         status = run_photos(images, ruleset=ruleset, table=settings, context=flags.context().to_json(),
-                            as_json=as_json, annotate=annotate, named=named, pipeline=pipeline, after=after)
+                            as_json=as_json, annotate=annotate, named=named, pipeline=pipeline,
+                            after=after)
         if status:
             raise typer.Exit(status)

@@ -32,7 +32,8 @@ def _annotate_path(target: Path, photo: Path, many: bool) -> Path:
 @sets_app.command("learn")
 def learn(
     name: Annotated[str, typer.Argument(help="The set's name (letters, digits, _ . -).")],
-    photos: Annotated[list[Path], typer.Argument(help=f"Photo(s) of the set laid out in rows: {ORDER_TEXT}.")],
+    photos: Annotated[list[Path], typer.Argument(
+        help=f"Photo(s) of the set laid out in rows: {ORDER_TEXT}.")],
     rows: Annotated[list[str] | None, typer.Option(
         "--rows", help="The photo's layout instead: each row's codes left to right as the photo shows "
         "them (e.g. --rows 123456789m --rows 1234567z); one photo only.")] = None,
@@ -40,8 +41,10 @@ def learn(
         "--labels", help="A labelled manifest (as taicam label writes it) naming the photo's tiles; "
         "one photo only.")] = None,
     annotate: Annotated[Path | None, typer.Option(
-        "--annotate", help="Draw the codes assigned on the photo here (a folder for several photos).")] = None,
-    replace: Annotated[bool, typer.Option("--replace", help="Start the set afresh instead of adding.")] = False,
+        "--annotate", help="Draw the codes assigned on the photo here (a folder for several "
+        "photos).")] = None,
+    replace: Annotated[bool, typer.Option(
+        "--replace", help="Start the set afresh instead of adding.")] = False,
 ) -> None:
     """Learn (or add to) a set from photos of its tiles: no training, a few seconds."""
     from vision.models.classifier import TileClassifier

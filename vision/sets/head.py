@@ -81,7 +81,8 @@ def evidence_for(profile: SetProfile, labels: Sequence[str]) -> PrototypeEvidenc
     column = {code: index for index, code in enumerate(labels)}
     missing = sorted({code for code in profile.codes if code not in column})
     if missing:
-        raise InputError(f"set {profile.name!r} holds {', '.join(missing)}, which the classifier does not read")
+        raise InputError(f"set {profile.name!r} holds {', '.join(missing)}, which the classifier does "
+                         "not read")
     columns = np.repeat([column[code] for code in profile.codes], 2)
     prototypes = profile.embeddings.reshape(-1, profile.embeddings.shape[2])
     return PrototypeEvidence(prototypes.astype(np.float32), columns, np.unique(columns))

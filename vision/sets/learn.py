@@ -106,8 +106,10 @@ def _detect(source: PhotoSource, detector: TileDetector) -> tuple[list[Detection
     return [_scaled(d, 1.0 / scale) for d in _with_outlines(detections)], small, scale
 
 
-def _learned(source: PhotoSource, placed: Sequence[Placed], read: Sequence[str], turned: bool) -> LearnedPhoto:
-    views = cut_views(source, [p.detection for p in placed], [p.code for p in placed], source.path.name, turned)
+def _learned(source: PhotoSource, placed: Sequence[Placed], read: Sequence[str],
+             turned: bool) -> LearnedPhoto:
+    views = cut_views(source, [p.detection for p in placed], [p.code for p in placed], source.path.name,
+                      turned)
     tiles = tuple(LearnedTile(p, code, view) for p, code, view in zip(placed, read, views, strict=True))
     return LearnedPhoto(source.path, tiles, turned)
 
@@ -154,7 +156,8 @@ def learn_labelled(photo: Path, manifest: Path, classifier: TileClassifier) -> L
     codes = [tile.code for tile in labelled]
     small, scale = source.image(DETECT_SIDE)
     readings = classifier.classify(small, [_scaled(d, scale) for d in detections], top_k=1)
-    placed = [Placed(d, 0, index, code) for index, (d, code) in enumerate(zip(detections, codes, strict=True))]
+    placed = [Placed(d, 0, index, code)
+              for index, (d, code) in enumerate(zip(detections, codes, strict=True))]
     return _learned(source, placed, [reading.code for reading in readings], False)
 
 

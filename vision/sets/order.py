@@ -137,8 +137,8 @@ def assign_rows(detections: Sequence[Detection], rows: Sequence[Sequence[str]]) 
         raise OrderError(f"found {len(found)} rows of tiles, --rows gives {len(rows)}{hint}")
     for number, (row, codes) in enumerate(zip(found, rows, strict=True), start=1):
         if len(row) != len(codes):
-            raise OrderError(f"row {number}: found {len(row)} tiles, --rows gives {len(codes)} codes "
-                             f"({'a tile missing or not found' if len(row) < len(codes) else 'a tile extra'})")
+            why = "a tile missing or not found" if len(row) < len(codes) else "a tile extra"
+            raise OrderError(f"row {number}: found {len(row)} tiles, --rows gives {len(codes)} codes ({why})")
     return [Placed(detections[i], number, position, code)
             for number, (row, codes) in enumerate(zip(found, rows, strict=True))
             for position, (i, code) in enumerate(zip(row, codes, strict=True))]

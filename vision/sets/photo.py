@@ -50,3 +50,19 @@ def photo_reading(name: str | None, learn: bool, fixes: Sequence[Fix]
               f"({len(profile.views)} views now)", file=sys.stderr)
 
     return pipeline, after
+
+
+def add_reviewed(folder: Path, manifest: Path | None, name: str) -> str:
+    """``taicam label DIR --add-to-set NAME``: the face tiles of the reviewed photos added to set
+    ``name``; the line that says so."""
+    from vision.label.workspace import LabelWorkspace
+    from vision.sets.corrections import reviewed_views
+    from vision.sets.profile import check_name
+
+    check_name(name)
+    views, photos = reviewed_views(LabelWorkspace(folder, manifest))
+    if not views:
+        raise InputError(f"no reviewed photo with labelled face tiles in {folder} to add to set {name!r}")
+    profile = add_views(name, views, TileClassifier())
+    return (f"taicam label: set {name!r} learned {len(views)} tiles from {photos} reviewed photo(s) "
+            f"({len(profile.views)} views of {len(profile.faces())} faces now)")

@@ -64,8 +64,8 @@ def render_rows(rows: Sequence[Sequence[str]], style: FaceStyle, rng: np.random.
     texture, _ = table_texture(rng)
     image = render_table(camera, texture, (40, 40, 40))
     elevation = math.radians(60)
-    light = Lighting(direction=np.array([0.3 * math.cos(elevation), -math.cos(elevation), math.sin(elevation)]),
-                     ambient=0.65)
+    direction = np.array([0.3 * math.cos(elevation), -math.cos(elevation), math.sin(elevation)])
+    light = Lighting(direction=direction / np.linalg.norm(direction), ambient=0.65)
     bodies.sort(key=lambda body: -float(camera.to_camera(body.centre[None])[0, 2]))
     for body in bodies:
         draw_body(image, body, camera, light, rng)
