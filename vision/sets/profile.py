@@ -33,11 +33,13 @@ NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 @dataclass(frozen=True)
 class View:
-    """One learned tile: its upright face (BGR uint8, :data:`VIEW_SIZE`), its code, where it came from."""
+    """One learned tile: its upright face (BGR uint8, :data:`VIEW_SIZE`) and that face as stored
+    (``jpeg``, whose pixels ``image`` is), its code, where it came from."""
 
     code: str
     image: np.ndarray
     source: str
+    jpeg: bytes
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,8 @@ def as_view(crop_bgr: np.ndarray, code: str, source: str) -> View:
     interpolation = cv2.INTER_AREA if crop_bgr.shape[0] > height else cv2.INTER_LINEAR
     image = cv2.resize(crop_bgr[:, :, :3], (width, height), interpolation=interpolation)
     # Kept as stored (JPEG), so embeddings computed again from the stored view equal these.
-    return View(code, decode_view(encode_view(image)), source)
+    data = encode_view(image)
+    return View(code, decode_view(data), source, data)
 
 
 def encode_view(image: np.ndarray) -> bytes:

@@ -20,7 +20,7 @@ import numpy as np
 from scoring.errors import InputError
 from scoring.tiles import VISION_CODES
 from vision.dataset.files import atomic_write_bytes
-from vision.sets.profile import VIEW_SIZE, SetProfile, View, check_name, decode_view, encode_view
+from vision.sets.profile import VIEW_SIZE, SetProfile, View, check_name, decode_view
 
 FORMAT = "taicam-set-profile"
 VERSION = 1
@@ -66,7 +66,7 @@ def profile_bytes(profile: SetProfile) -> bytes:
         np.save(embeddings, np.ascontiguousarray(profile.embeddings, dtype=np.float32), allow_pickle=False)
         archive.writestr("embeddings.npy", embeddings.getvalue())
         for index, view in enumerate(profile.views):
-            archive.writestr(f"views/{index:05d}.jpg", encode_view(view.image), zipfile.ZIP_STORED)
+            archive.writestr(f"views/{index:05d}.jpg", view.jpeg, zipfile.ZIP_STORED)
     return buffer.getvalue()
 
 
@@ -121,5 +121,6 @@ def _read(archive: zipfile.ZipFile) -> SetProfile:
         member = f"views/{index:05d}.jpg"
         if member not in names:
             raise ProfileError(f"view {index}'s image is missing")
-        views.append(View(code, decode_view(archive.read(member)), source))
+        data = archive.read(member)
+        views.append(View(code, decode_view(data), source, data))
     return SetProfile(name, tuple(views), digest, embeddings)
