@@ -19,8 +19,10 @@ from vision.synth.table import render_table, table_texture
 
 #: A tile's size in mm (width, height, thickness) and the gaps between tiles and between rows.
 TILE_MM = (27.0, 36.0, 20.0)
-TILE_GAP_MM = 1.5
+TILE_GAP_MM = 3.0
 ROW_GAP_MM = 14.0
+#: The photo spans at least this many tiles across, however few are laid out.
+MIN_FRAMED_TILES = 12
 
 
 def rows_of(codes: Sequence[str], lengths: Sequence[int]) -> list[list[str]]:
@@ -56,7 +58,8 @@ def render_rows(rows: Sequence[Sequence[str]], style: FaceStyle, rng: np.random.
             axes = tile_axes(True, float(rng.normal(0, 1.0)))
             bodies.append(Body(np.array([x, y + float(rng.normal(0, 0.4)), d / 2]), axes, (w, h, d),
                                style.ivory_bgr, (60, 120, 60), face=bevelled(texture), layer=0.6, rim=True))
-    fit = max(span_x / width, span_y / height) * 1.15
+    # Framed as a phone photo of the table: a few tiles do not fill the picture.
+    fit = max(span_x / width, span_y / height, MIN_FRAMED_TILES * (w + TILE_GAP_MM) / width) * 1.15
     focal = 1400.0
     distance = focal * fit
     camera = orbit_camera(np.zeros(3), distance, 82.0, -90.0, 180.0 if upside_down else 0.0, focal,
