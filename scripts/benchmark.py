@@ -16,6 +16,7 @@ BENCHMARKS: dict[str, str] = {
     "photo": "vision.photo_benchmark",
     "live": "vision.live.benchmark",
     "label": "vision.label.benchmark",
+    "sets": "vision.sets.benchmark",
 }
 
 
