@@ -167,3 +167,16 @@ def test_a_changed_classifier_has_the_set_read_again_from_its_views(
     assert "read again with this one" in err
     new = load_profile(profile_path("mine"))
     assert new.model_sha256 != old.model_sha256 and len(new.views) == 42
+
+
+def test_a_table_file_names_the_set(photos: dict[str, Path], tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sets", "learn", "mine", str(photos["set"])]) == 0
+    table = tmp_path / "table.toml"
+    table.write_text('rules = "taiwan"\nset = "mine"\n', encoding="utf-8")
+    capsys.readouterr()
+    status, codes, _ = _hand_codes(capsys, str(photos["hand"]), "--table", str(table))
+    assert status == 0 and codes == sorted(HAND + [HAND_FLOWER])
+    table.write_text("set = 3\n", encoding="utf-8")
+    assert main(["photo", str(photos["hand"]), "--table", str(table)]) == 2
+    assert "'set' must be the name of a learned tile set" in capsys.readouterr().err

@@ -106,7 +106,8 @@ def table_photo_set(classifier: TileClassifier) -> list[HeldOutSet]:
         path = image_path(record, REAL_LABELS_MANIFEST)
         if not path.is_file():
             return []
-        labelled = [t for t in record.tiles if t.code != "back" and not t.face_down]
+        labelled = [t for t in record.tiles if t.code in classifier.labels and t.code != "back"
+                    and not t.face_down]
         detections = [detection_of(t) for t in labelled]
         image = cv2.imread(str(path))
         views = cut_views(PhotoSource(path), detections, [t.code for t in labelled], path.name)
