@@ -17,7 +17,7 @@ def _unit(*values: float) -> np.ndarray:
 def _evidence() -> PrototypeEvidence:
     """Views of 1m and 2m (columns 0 and 1); 3m and 4m never learned."""
     prototypes = np.stack([_unit(1, 0, 0), _unit(1, 0, 0), _unit(0, 1, 0), _unit(0, 1, 0)])
-    return PrototypeEvidence(prototypes, np.array([0, 0, 1, 1]), np.array([0, 1]))
+    return PrototypeEvidence(prototypes, np.array([0, 1]), np.array([0, 2]))
 
 
 def test_a_tile_like_a_learned_view_reads_as_it_even_against_a_sure_classifier() -> None:
