@@ -73,10 +73,14 @@ def test_an_upside_down_photo_runs_the_order_backwards_and_adds_to_the_set(
 
 def test_a_missing_tile_is_refused_and_nothing_is_written(photos: dict[str, Path], sets_folder: Path,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["sets", "learn", "mine", str(photos["set"]), str(photos["missing"])]) == 2
+    annotated = sets_folder.parent / "shown"
+    annotated.mkdir()
+    args = ["sets", "learn", "mine", str(photos["set"]), str(photos["missing"]), "--annotate", str(annotated)]
+    assert main(args) == 2
     err = capsys.readouterr().err
     assert "found 41 tiles" in err and "1 missing" in err and len(err.strip().splitlines()) == 1
     assert not profile_path("mine").exists()
+    assert (annotated / "missing.set.png").stat().st_size > 10_000  # the tiles found, by row
 
 
 def test_rows_given_describe_any_layout(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

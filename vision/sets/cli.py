@@ -50,7 +50,14 @@ def learn(
     from vision.models.classifier import TileClassifier
     from vision.models.detector import TileDetector
     from vision.overlay import write_image
-    from vision.sets.learn import annotated, learn_labelled, learn_photo, table_lines
+    from vision.sets.learn import (
+        RefusedLayout,
+        annotated,
+        annotated_refusal,
+        learn_labelled,
+        learn_photo,
+        table_lines,
+    )
     from vision.sets.profile import check_name
     from vision.sets.reading import add_views
 
@@ -70,7 +77,12 @@ def learn(
         if labels is not None:
             result = learn_labelled(photo, labels, classifier)
         else:
-            result = learn_photo(photo, classifier, detector, layout)
+            try:
+                result = learn_photo(photo, classifier, detector, layout)
+            except RefusedLayout as refused:
+                if annotate is not None:  # the tiles found and their rows show what did not fit
+                    write_image(_annotate_path(annotate, photo, len(photos) > 1), annotated_refusal(refused))
+                raise
         learned.append(result)
         print("\n".join(table_lines(result)))
         if annotate is not None:

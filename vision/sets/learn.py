@@ -24,7 +24,7 @@ from vision.imageio import PhotoSource
 from vision.layout import face_outline, row_angle
 from vision.models.classifier import InputSize, TileClassifier, crop_detection
 from vision.models.detector import TileDetector
-from vision.sets.order import Placed, assign_rows, assign_set_order
+from vision.sets.order import OrderError, Placed, assign_rows, assign_set_order, group_rows
 from vision.sets.profile import VIEW_SIZE, View, as_view
 from vision.split_tiles import join_split_tiles
 from vision.types import Detection
@@ -37,6 +37,16 @@ VIEW_TILE_PIXELS = 2 * VIEW_SIZE[0]
 #: Warping a face outline at ``2 x`` this input gives exactly a :data:`VIEW_SIZE` view.
 _VIEW_INPUT = InputSize(VIEW_SIZE[0] // 2, VIEW_SIZE[1] // 2)
 TOP_K = 5
+
+
+class RefusedLayout(OrderError):
+    """A set photo whose tiles do not fit the order, with the tiles found (full-resolution pixels)
+    and the row each was put in, so ``--annotate`` can show why."""
+
+    def __init__(self, message: str, photo: Path, rows: list[list[Detection]]) -> None:
+        super().__init__(message)
+        self.photo = photo
+        self.rows = rows
 
 
 @dataclass(frozen=True)
@@ -123,10 +133,14 @@ def learn_photo(photo: Path, classifier: TileClassifier, detector: TileDetector,
     in_small = [_scaled(d, scale) for d in detections]
     readings = classifier.classify(small, in_small, top_k=TOP_K)
     candidates = [[code for code, _ in reading.candidates] for reading in readings]
-    if rows is not None:
-        placed, turned = assign_rows(detections, rows), False
-    else:
-        placed, turned = assign_set_order(detections, candidates)
+    try:
+        if rows is not None:
+            placed, turned = assign_rows(detections, rows), False
+        else:
+            placed, turned = assign_set_order(detections, candidates)
+    except OrderError as error:
+        found = [[detections[i] for i in row] for row in group_rows(detections)]
+        raise RefusedLayout(str(error), photo, found) from None
     read_as = {id(d): reading.code for d, reading in zip(detections, readings, strict=True)}
     return _learned(source, placed, [read_as[id(p.detection)] for p in placed], turned)
 
@@ -175,21 +189,35 @@ def table_lines(learned: LearnedPhoto) -> list[str]:
     return [head, *(f"  row {number + 1}: {' '.join(codes)}" for number, codes in sorted(rows.items()))]
 
 
+def annotated_refusal(refused: RefusedLayout, max_side: int = 1600) -> np.ndarray:
+    """The photo with the tiles found, each labelled with the row it was put in (``r2``), and the reason."""
+    image, scale = PhotoSource(refused.photo).image(max_side)
+    image = image.copy()
+    for number, row in enumerate(refused.rows, start=1):
+        for position, detection in enumerate(row, start=1):
+            _draw(image, _scaled(detection, scale), f"r{number}.{position}", (0, 140, 255))
+    cv2.putText(image, str(refused)[:120], (10, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 0, 255), 2,
+                cv2.LINE_AA)
+    return image
+
+
+def _draw(image: np.ndarray, detection: Detection, text: str, colour: tuple[int, int, int]) -> None:
+    corners = np.array(detection.quad if detection.quad is not None else [
+        (detection.box[0], detection.box[1]), (detection.box[2], detection.box[1]),
+        (detection.box[2], detection.box[3]), (detection.box[0], detection.box[3])], np.int32)
+    cv2.polylines(image, [corners], True, colour, 2)
+    x, y = corners.min(axis=0)
+    size = max(0.4, detection.height / 90)
+    for thickness, ink in ((4, (0, 0, 0)), (2, colour)):
+        cv2.putText(image, text, (int(x) + 2, int(y) + int(24 * size)), cv2.FONT_HERSHEY_SIMPLEX, size, ink,
+                    thickness, cv2.LINE_AA)
+
+
 def annotated(learned: LearnedPhoto, max_side: int = 1600) -> np.ndarray:
     """The photo with each tile's outline and assigned code (orange where the models read otherwise)."""
     image, scale = PhotoSource(learned.photo).image(max_side)
     image = image.copy()
     for tile in learned.tiles:
-        detection = _scaled(tile.placed.detection, scale)
         colour = (40, 170, 40) if tile.agrees else (0, 140, 255)
-        corners = np.array(detection.quad if detection.quad is not None else [
-            (detection.box[0], detection.box[1]), (detection.box[2], detection.box[1]),
-            (detection.box[2], detection.box[3]), (detection.box[0], detection.box[3])], np.int32)
-        cv2.polylines(image, [corners], True, colour, 2)
-        x, y = corners.min(axis=0)
-        size = max(0.4, detection.height / 90)
-        cv2.putText(image, tile.placed.code, (int(x) + 2, int(y) + int(24 * size)), cv2.FONT_HERSHEY_SIMPLEX,
-                    size, (0, 0, 0), 4, cv2.LINE_AA)
-        cv2.putText(image, tile.placed.code, (int(x) + 2, int(y) + int(24 * size)), cv2.FONT_HERSHEY_SIMPLEX,
-                    size, colour, 2, cv2.LINE_AA)
+        _draw(image, _scaled(tile.placed.detection, scale), tile.placed.code, colour)
     return image
