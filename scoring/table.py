@@ -7,6 +7,7 @@ One TOML file; CLI flags override it. Example::
     ting = true                   # is Calling / Ting in play?
     dice_cap = 6                  # cap on the dealer's die (streak) used for payments
     limit = 40                    # cap on a hand's total (mahjongtime's optional limit)
+    set = "mine"                  # photos are read with this learned tile set (taicam sets learn)
 
     [options]                     # house options: override the rule set's [options]
     exposed_kong_keeps_concealed = true
@@ -25,7 +26,7 @@ from scoring.errors import InputError
 from scoring.hand import WinContext, context_from_json, wind_code
 from scoring.toml_file import read_toml
 
-_KEYS = {"rules", "minimum_points", "ting", "dice_cap", "limit", "options", "context"}
+_KEYS = {"rules", "minimum_points", "ting", "dice_cap", "limit", "options", "context", "set"}
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,7 @@ class TableSettings:
     limit: int | None = None
     options: dict[str, Any] = field(default_factory=dict, hash=False)
     context: WinContext = field(default_factory=WinContext)
+    tile_set: str | None = None  # the learned tile set photos are read with (key ``set``)
 
     def minimum_for(self, round_wind: str | None) -> int | None:
         if isinstance(self.minimum_points, dict):
@@ -76,6 +78,9 @@ def table_from_dict(data: dict, source: str = "<table>") -> TableSettings:
     options = data.get("options", {})
     if not isinstance(options, dict):
         raise InputError(f"table file {source}: [options] must be a table")
+    tile_set = data.get("set")
+    if tile_set is not None and (not isinstance(tile_set, str) or not tile_set):
+        raise InputError(f"table file {source}: 'set' must be the name of a learned tile set")
     context = data.get("context", {})
     try:
         ctx = context_from_json(context)
@@ -85,7 +90,7 @@ def table_from_dict(data: dict, source: str = "<table>") -> TableSettings:
         rules=rules, minimum_points=minimum, ting=ting,
         dice_cap=None if data.get("dice_cap") is None else _whole(data["dice_cap"], "dice_cap", source),
         limit=None if data.get("limit") is None else _whole(data["limit"], "limit", source),
-        options=dict(options), context=ctx)
+        options=dict(options), context=ctx, tile_set=tile_set)
 
 
 def load_table(path: str | Path) -> TableSettings:

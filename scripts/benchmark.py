@@ -17,6 +17,7 @@ BENCHMARKS: dict[str, str] = {
     "live": "vision.live.benchmark",
     "label": "vision.label.benchmark",
     "serve": "vision.serve.benchmark",
+    "sets": "vision.sets.benchmark",
 }
 
 

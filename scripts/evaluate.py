@@ -1,4 +1,6 @@
-"""Evaluate the shipped models on held-out data: ``python scripts/evaluate.py {classifier,detector,hands}``.
+"""Evaluate the shipped models on held-out data: ``python scripts/evaluate.py {classifier,detector,...}``.
+
+The subcommands: classifier, detector, hands, sets.
 
 classifier: top-1 overall / per family (flowers+seasons, backs), top-3, calibration, on
   (a) the real crops of the validation physical sets (``vision.dataset.crops.VALIDATION_SETS``) and
@@ -19,6 +21,8 @@ roboflow: the held-out sources of ``roboflow-chinese`` (``datasets/splits/robofl
   detector, ``--classifier`` the classifier (default: the shipped ones).
 hands: whole-hand exact-reading rate and score agreement on held-out rendered hands, tile accuracy
   on labelled real photos (``vision.evaluation.hands``; ``hands --help`` for its options).
+sets: tile accuracy on held-out physical sets before and after learning each from one view per
+  face or one photo (``vision.evaluation.sets``).
 
 ``--json`` prints one JSON document on stdout. The numbers go into ``models/MODEL_CARD.md``.
 """
@@ -146,6 +150,10 @@ def main(argv: list[str]) -> int:
         from vision.evaluation.hands import main as evaluate_hands
 
         return evaluate_hands(argv[1:])
+    if argv[:1] == ["sets"]:
+        from vision.evaluation.sets import main as evaluate_sets
+
+        return evaluate_sets(argv[1:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=("classifier", "detector", "roboflow"))
     parser.add_argument("--model", type=Path, default=None,

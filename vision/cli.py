@@ -37,6 +37,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "vision.serve.cli",
     "vision.live.cli",
     "vision.synth.cli",
+    "vision.sets.cli",
 )
 
 

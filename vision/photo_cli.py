@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -107,9 +108,11 @@ def naming_the_photo(image: Path, error: InputError) -> str:
 
 
 def run_photos(images: list[Path], *, ruleset: Any, table: Any, context: dict[str, Any], as_json: bool,
-               annotate: Path | None, pipeline: Any = None, named: NamedTiles = NOTHING_NAMED) -> int:
+               annotate: Path | None, pipeline: Any = None, named: NamedTiles = NOTHING_NAMED,
+               after: Callable[[Path, Any], None] | None = None) -> int:
     """Read every photo; return the exit status (0 all read, 2 if any photo was bad input).
-    ``named``: the tiles the player names that no photo shows (``vision.named_tiles.NamedTiles``)."""
+    ``named``: the tiles the player names that no photo shows (``vision.named_tiles.NamedTiles``);
+    ``after``: called with each photo read and its result (``--learn``)."""
     from vision.pipeline import PhotoPipeline, PhotoReadError, failed_result
 
     pipeline = pipeline or PhotoPipeline()
@@ -120,6 +123,8 @@ def run_photos(images: list[Path], *, ruleset: Any, table: Any, context: dict[st
                                          named=named)
             if annotate is not None:
                 _annotate(annotate, image, len(images) > 1, result)
+            if after is not None:
+                after(image, result)
         except InputError as error:
             readings = error.readings if isinstance(error, PhotoReadError) else None
             if annotate is not None and readings:
@@ -159,6 +164,11 @@ Fixes = Annotated[list[str] | None, typer.Option(
     "--fix", help="A tile the photo misread, as READ=TRUE (e.g. --fix 7z=1m: a tile read as 7z is a "
     "1m); repeat for more. Read as the hand shows it, or as --annotate labels it when the photo is "
     "refused; of several tiles read so, the one that makes the likeliest hand is fixed.")]
+TileSet = Annotated[str | None, typer.Option(
+    "--set", help="Read with a tile set learned with 'taicam sets learn' (a table file's set = \"NAME\" "
+    "does the same).")]
+Learn = Annotated[bool, typer.Option(
+    "--learn", help="With --set and --fix: add the fixed tiles to the set, so it reads them next time.")]
 
 
 def register(app: typer.Typer) -> None:
@@ -167,6 +177,7 @@ def register(app: typer.Typer) -> None:
     @app.command("photo")
     def photo(images: Images, as_json: AsJson = False, annotate: Annotate = None,
               kong_face: KongFace = None, winning_tile: WinningTile = None, fix: Fixes = None,
+              tile_set: TileSet = None, learn: Learn = False,
               rules: opts.RulesOpt = None, table: opts.TableOpt = None,
               seat: opts.SeatOpt = None, round_wind: opts.RoundOpt = None,
               self_drawn: opts.SelfDrawnOpt = None, dealer: opts.DealerOpt = None,
@@ -182,7 +193,11 @@ def register(app: typer.Typer) -> None:
         flags = opts.ScoringFlags.from_arguments(locals())
         ruleset, settings = opts.resolve(flags)
         named = named_tiles(kong_face, winning_tile, fix)
+        from vision.sets.photo import photo_reading
+
+        pipeline, after = photo_reading(tile_set or settings.tile_set, learn, named.fixes)
         status = run_photos(images, ruleset=ruleset, table=settings, context=flags.context().to_json(),
-                            as_json=as_json, annotate=annotate, named=named)
+                            as_json=as_json, annotate=annotate, named=named, pipeline=pipeline,
+                            after=after)
         if status:
             raise typer.Exit(status)

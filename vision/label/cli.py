@@ -11,14 +11,14 @@ from scoring.errors import InputError
 
 
 def serve(folder: Path, port: int, host: str, model: Path | None, no_model: bool, manifest: Path | None,
-          verbose: bool) -> None:
+          verbose: bool, tile_set: str | None = None) -> None:
     """Open the workspace and serve it until Ctrl+C (or SIGTERM)."""
     from vision.label.proposals import ModelBundle, ProposalCache
     from vision.label.server import LabelApp, LabelServer
     from vision.label.workspace import LabelWorkspace
 
     workspace = LabelWorkspace(folder, manifest)
-    models = ModelBundle(model, enabled=not no_model)
+    models = ModelBundle(model, enabled=not no_model, tile_set=tile_set)
     app = LabelApp(workspace, ProposalCache(workspace.sidecar_dir, models))
     try:
         server = LabelServer(app, host=host, port=port, verbose=verbose)
@@ -89,13 +89,23 @@ def register(app: typer.Typer) -> None:
             "--replace", help="With --import: overwrite photos that already have labels.")] = False,
         reviewed_only: Annotated[bool, typer.Option(
             "--reviewed-only", help="Exports take only images marked reviewed.")] = False,
+        tile_set: Annotated[str | None, typer.Option(
+            "--set", help="Propose with a tile set learned with 'taicam sets learn'.")] = None,
+        add_to_set: Annotated[str | None, typer.Option(
+            "--add-to-set", help="Add the tiles of every reviewed photo to this learned tile set "
+            "(created if new), then exit.")] = None,
     ) -> None:
         """Label a folder of photos in the browser: the model proposes, you correct; saved on every change."""
         if not 0 <= port <= 65535:
             raise InputError(f"--port must be 0..65535, got {port}")
+        if add_to_set is not None:
+            from vision.sets.photo import add_reviewed
+
+            print(add_reviewed(folder, manifest, add_to_set))
+            return
         if any(option is not None for option in (export_crops, export_yolo, export_coco, import_labels)):
             run_exchange(folder, manifest, export_crops, export_yolo, export_coco, import_labels,
                          reviewed_only, replace)
             return
-        serve(folder, port, host, model, no_model, manifest, verbose)
+        serve(folder, port, host, model, no_model, manifest, verbose, tile_set)
 

@@ -47,10 +47,13 @@ class ModelBundle:
     model is the user's mistake (InputError). Models load on first use: the page opens at once.
     """
 
-    def __init__(self, model_dir: Path | str | None = None, enabled: bool = True) -> None:
+    def __init__(self, model_dir: Path | str | None = None, enabled: bool = True,
+                 tile_set: str | None = None) -> None:
+        """``tile_set``: the classifier reads with this learned set (``vision.sets``)."""
         from vision.models import models_dir
 
         self.enabled = enabled
+        self.tile_set = tile_set
         self.model_dir = Path(model_dir).expanduser() if model_dir is not None else models_dir()
         self.paths: dict[str, Path] = {}
         if enabled:
@@ -73,7 +76,14 @@ class ModelBundle:
     def stamp(self, kind: str) -> list[int] | None:
         """Identity of a model file (size, mtime): the cache is invalid when it changes."""
         path = self.paths.get(kind)
-        return _file_stamp(path) if path is not None else None
+        if path is None:
+            return None
+        if kind == "classifier" and self.tile_set is not None:  # proposals change with the set
+            from vision.sets.store import profile_path
+
+            set_path = profile_path(self.tile_set)
+            return _file_stamp(path) + (_file_stamp(set_path) if set_path.is_file() else [0, 0])
+        return _file_stamp(path)
 
     def describe(self) -> dict[str, Any]:
         return {kind: (str(self.paths[kind]) if kind in self.paths else None) for kind in _MODEL_FILES}
@@ -87,7 +97,12 @@ class ModelBundle:
             else:
                 from vision.models.classifier import TileClassifier
 
-                self._loaded[kind] = TileClassifier(self.paths[kind])
+                classifier = TileClassifier(self.paths[kind])
+                if self.tile_set is not None:
+                    from vision.sets.photo import reading_classifier
+
+                    classifier = reading_classifier(self.tile_set, classifier)
+                self._loaded[kind] = classifier
         return self._loaded[kind]
 
     def detect(self, image_bgr: np.ndarray) -> list[Detection]:

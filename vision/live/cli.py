@@ -14,7 +14,7 @@ import typer
 from scoring import cli_options as opts
 from vision.live.run import LiveRequest, run_live
 from vision.live.stability import DEFAULT_HOLD_SECONDS
-from vision.photo_cli import Fixes, KongFace, WinningTile
+from vision.photo_cli import Fixes, KongFace, TileSet, WinningTile
 
 Source = Annotated[
     str,
@@ -72,6 +72,7 @@ def register(app: typer.Typer) -> None:
         kong_face: KongFace = None,
         winning_tile: WinningTile = None,
         fix: Fixes = None,
+        tile_set: TileSet = None,
         rules: opts.RulesOpt = None,
         table: opts.TableOpt = None,
         seat: opts.SeatOpt = None,
@@ -124,6 +125,12 @@ def register(app: typer.Typer) -> None:
             camera_width=width,
             camera_height=height,
         )
-        status = run_live(request)
+        set_name = tile_set or settings.tile_set
+        if set_name is not None:
+            from vision.sets.photo import reading_classifier
+
+            status = run_live(request, classifier=reading_classifier(set_name))
+        else:
+            status = run_live(request)
         if status:
             raise typer.Exit(status)

@@ -154,9 +154,10 @@ def build_session(request: LiveRequest, detector: Any = None, classifier: Any = 
         raise
 
 
-def run_live(request: LiveRequest) -> int:
-    """Run ``taicam live``; returns the exit status (the summary goes to stderr)."""
-    session = build_session(request)
+def run_live(request: LiveRequest, classifier: Any = None) -> int:
+    """Run ``taicam live``; returns the exit status (the summary goes to stderr). ``classifier``:
+    another than the shipped one (one reading with a learned tile set)."""
+    session = build_session(request, classifier=classifier)
     if not request.headless:
         print(f"taicam live: {session.grabber.source.describe()} - {KEY_HELP}", file=sys.stderr)
     summary: SessionSummary = session.run()

@@ -26,6 +26,12 @@ Second cuts (``classify(..., second_outlines=...)``): the pipeline and the live 
 tile whose outline is turned against its neighbours' along their axis (``vision.outline_views``);
 the tile's logits are then the mean of both cuts', for the same reason.
 
+Embeddings: a model with a second output ``embedding`` (the penultimate features, unit length;
+``scripts/add_embedding_output.py``) gives them with the logits in the same run
+(:meth:`TileClassifier.features`). A player's own set (``vision.sets``) is read with them:
+:meth:`TileClassifier.with_set` returns a classifier whose probabilities the set's
+:class:`SetEvidence` adjusts, after the flower model's split.
+
 Flowers: when ``models/flowers.onnx`` is there, a tile the model takes for a flower has its flower
 mass shared among the eight flowers as that flower model reads it (``vision.models.flowers``): it
 reads the number and the name, where this model reads the picture. :meth:`logits` stays this
@@ -35,10 +41,12 @@ the flower model.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -73,6 +81,16 @@ BATCH_SIZE = 64
 TURNED_VIEW_MARGIN = 3.0
 #: Smallest input side a label file may declare (four stride-2 stages need a few pixels left).
 MIN_INPUT_SIDE = 16
+#: The name of the optional second output, the penultimate features.
+EMBEDDING_OUTPUT = "embedding"
+
+
+class SetEvidence(Protocol):
+    """What a player's own set knows of a tile: given the classifier's calibrated probabilities
+    (n x classes, in the model's label order) and the tiles' embeddings (n x D), the probabilities
+    with the set's evidence combined, still calibrated."""
+
+    def adjust(self, probabilities: np.ndarray, embeddings: np.ndarray) -> np.ndarray: ...
 
 
 @dataclass(frozen=True)
@@ -190,6 +208,9 @@ class TileClassifier:
         if outputs[-1] != len(self.labels):
             raise InputError(f"{self.model_path} outputs {outputs[-1]} classes but its label list has "
                              f"{len(self.labels)}")
+        names = [output.name for output in self._session.get_outputs()]
+        self._outputs = names[:1] + [EMBEDDING_OUTPUT] if EMBEDDING_OUTPUT in names[1:] else names[:1]
+        self.set_evidence: SetEvidence | None = None
         self.flower_model = _flower_model(flower_model, threads, turned_view)
         if self.flower_model is not None:
             self._flower_columns = flower_columns(self.labels, str(self.model_path))
@@ -201,30 +222,65 @@ class TileClassifier:
         """The shipped model (``$TAICAM_MODELS/classifier.onnx``)."""
         return cls(models_dir() / DEFAULT_MODEL_NAME)
 
+    @property
+    def has_embeddings(self) -> bool:
+        """Whether the model gives the ``embedding`` output a player's own set is read with."""
+        return len(self._outputs) == 2
+
+    def with_set(self, evidence: SetEvidence | None) -> TileClassifier:
+        """This classifier (sharing its loaded models) with a set's evidence combined into
+        :meth:`classify` and :meth:`probabilities`; None reads without one."""
+        if evidence is not None and not self.has_embeddings:
+            raise InputError(f"{self.model_path} has no {EMBEDDING_OUTPUT!r} output to read a tile set "
+                             "with (run scripts/add_embedding_output.py on it)")
+        other = copy.copy(self)
+        other.set_evidence = evidence
+        return other
+
     def logits(self, crops_bgr: Sequence[np.ndarray]) -> np.ndarray:
         """Raw (uncalibrated) logits, shape (n, classes).
 
         With ``turned_view``, an unsure crop's row is the mean of its upright and turned views.
         """
+        return self.features(crops_bgr)[0]
+
+    def features(self, crops_bgr: Sequence[np.ndarray]) -> tuple[np.ndarray, np.ndarray | None]:
+        """Raw logits (n, classes) and unit embeddings (n, D), or None for a model without them.
+
+        With ``turned_view``, an unsure crop's rows are the mean of its upright and turned views
+        (the embedding's renormalised).
+        """
         if not crops_bgr:
-            return np.zeros((0, len(self.labels)), dtype=np.float32)
-        parts = []
+            empty = np.zeros((0, 0), dtype=np.float32) if self.has_embeddings else None
+            return np.zeros((0, len(self.labels)), dtype=np.float32), empty
+        parts, embedded = [], []
         for start in range(0, len(crops_bgr), BATCH_SIZE):
             batch = preprocess_crops(crops_bgr[start:start + BATCH_SIZE], size=self.input_size)
-            rows = self._session.run(None, {self._input_name: batch})[0]
+            outputs = self._session.run(self._outputs, {self._input_name: batch})
+            rows = outputs[0]
             if self.turned_view:
                 unsure = np.flatnonzero(_top_margin(rows) < TURNED_VIEW_MARGIN)
                 if unsure.size:  # turning the scaled crop equals scaling the turned one (to rounding)
                     turned_batch = np.ascontiguousarray(batch[unsure][:, :, ::-1, ::-1])
-                    turned = self._session.run(None, {self._input_name: turned_batch})[0]
-                    rows[unsure] = (rows[unsure] + turned) / 2
+                    turned = self._session.run(self._outputs, {self._input_name: turned_batch})
+                    rows[unsure] = (rows[unsure] + turned[0]) / 2
+                    if self.has_embeddings:
+                        outputs[1][unsure] = unit_rows(outputs[1][unsure] + turned[1])
             parts.append(rows)
-        return np.concatenate(parts, axis=0)
+            if self.has_embeddings:
+                embedded.append(outputs[1])
+        return np.concatenate(parts, axis=0), np.concatenate(embedded, axis=0) if embedded else None
 
     def probabilities(self, crops_bgr: Sequence[np.ndarray]) -> np.ndarray:
         """Calibrated class probabilities, shape (n, classes), columns in ``self.labels`` order."""
-        probabilities = softmax(self.logits(crops_bgr) / self.temperature)
-        return self._read_flowers(probabilities, [[crop] for crop in crops_bgr])
+        logits, embeddings = self.features(crops_bgr)
+        probabilities = self._read_flowers(softmax(logits / self.temperature), [[crop] for crop in crops_bgr])
+        return self._with_set(probabilities, embeddings)
+
+    def _with_set(self, probabilities: np.ndarray, embeddings: np.ndarray | None) -> np.ndarray:
+        if self.set_evidence is None or embeddings is None or not len(probabilities):
+            return probabilities
+        return self.set_evidence.adjust(probabilities, embeddings)
 
     def _read_flowers(self, probabilities: np.ndarray, cuts: list[list[np.ndarray]]) -> np.ndarray:
         """The flower model's split of the flower mass, for the tiles taken for flowers (``cuts[i]``:
@@ -263,13 +319,16 @@ class TileClassifier:
         seconds = [] if second_outlines is None else [
             (index, crop_detection(image_bgr, replace(detections[index], quad=quad), self.input_size))
             for index, quad in enumerate(second_outlines) if quad is not None]
-        logits = self.logits(crops + [crop for _, crop in seconds])
+        logits, embeddings = self.features(crops + [crop for _, crop in seconds])
         rows = logits[:len(crops)]
         cuts = [[crop] for crop in crops]
         for offset, (index, crop) in enumerate(seconds):
             rows[index] = (rows[index] + logits[len(crops) + offset]) / 2
+            if embeddings is not None:
+                embeddings[index] = unit_rows(embeddings[index] + embeddings[len(crops) + offset])
             cuts[index].append(crop)
         probabilities = self._read_flowers(softmax(rows / self.temperature), cuts)
+        probabilities = self._with_set(probabilities, None if embeddings is None else embeddings[:len(crops)])
         pairs = zip(detections, probabilities, strict=True)
         return [TileReading(detection, self._top_k(row, top_k)) for detection, row in pairs]
 
@@ -304,6 +363,12 @@ def _top_margin(logits: np.ndarray) -> np.ndarray:
     """Per row, how far the best logit leads the runner-up (raw logits, so independent of the temperature)."""
     top_two = np.partition(logits, -2, axis=1)[:, -2:]
     return top_two[:, 1] - top_two[:, 0]
+
+
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """Each row scaled to unit length (a zero row stays zero)."""
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    return vectors / np.maximum(norms, 1e-12)
 
 
 def softmax(logits: np.ndarray) -> np.ndarray:

@@ -6,8 +6,9 @@ misread different crops; the mean of their logits is the usual way to read more 
 --baseline shipped``; ``models/MODEL_CARD.md`` says what was tried). The ensemble is one
 ``classifier.onnx`` whose ``logits`` are the members' mean
 (:func:`vision.training.onnx_mean.mean_of_models`) and one ``classifier.labels.json`` in the
-runtime's format, so ``vision.models.classifier`` reads it as any classifier. Its temperature
-starts as the members' mean and must be fitted again on the calibration crops
+runtime's format, so ``vision.models.classifier`` reads it as any classifier; it has the
+members' concatenated features as its ``embedding`` output (``vision.training.embedding_output``).
+Its temperature starts as the members' mean and must be fitted again on the calibration crops
 (``scripts/ensemble_models.py`` does, as ``train_classifier.py --calibrate-only`` would).
 """
 
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vision.dataset.files import atomic_write_text
+from vision.training.embedding_output import with_embedding_output, without_embedding_output
 from vision.training.onnx_mean import (
     EnsembleError,
     mean_of_models,
@@ -61,7 +63,7 @@ def _members(folder: Path, stem: str) -> list[tuple[str, ModelProto, dict, dict]
     import onnx
 
     path, obj = _read_member(folder, stem)
-    proto = onnx.load(str(path))
+    proto = without_embedding_output(onnx.load(str(path)))  # members join on their logits alone
     if "members" not in obj:
         return [(str(path), proto, obj, _member_record(folder, path, obj))]
     records = obj["members"]
@@ -95,6 +97,7 @@ def build_classifier_ensemble(members: Sequence[Path], out_dir: Path, stem: str 
                            "taicam_classifier_ensemble")
     if half_weights:
         model = with_half_weights(model)
+    model = with_embedding_output(model)
     temperatures = [float(record["temperature"]) for _, _, _, record in read]
     labels = {
         "labels": first["labels"],

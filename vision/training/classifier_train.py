@@ -242,7 +242,8 @@ def fit_temperature(logits: np.ndarray, labels: np.ndarray) -> float:
 
 
 def export_onnx(model: nn.Module, path: Path, size: InputSize) -> None:
-    """Export with a dynamic batch axis (input ``crops``: N x 3 x height x width, output ``logits``).
+    """Export with a dynamic batch axis (input ``crops``: N x 3 x height x width, outputs ``logits``
+    and ``embedding``).
 
     Height and width are fixed in the graph, so the runtime can check them against the label file.
     """
@@ -253,7 +254,20 @@ def export_onnx(model: nn.Module, path: Path, size: InputSize) -> None:
     torch.onnx.export(model, (dummy,), str(tmp), input_names=["crops"], output_names=["logits"],
                       dynamic_axes={"crops": {0: "batch"}, "logits": {0: "batch"}}, opset_version=17,
                       dynamo=False)
+    _add_embedding_output(tmp)
     tmp.replace(path)
+
+
+def _add_embedding_output(path: Path) -> None:
+    """Give the exported file its ``embedding`` output (the penultimate features, which a player's own
+    set is read with: ``vision.sets``); the logits stay as exported."""
+    import onnx
+
+    from vision.training.embedding_output import with_embedding_output
+
+    model = with_embedding_output(onnx.load(str(path)))
+    onnx.checker.check_model(model)
+    path.write_bytes(model.SerializeToString())
 
 
 def verify_onnx(model: nn.Module, path: Path, images: list[np.ndarray], size: InputSize) -> float:

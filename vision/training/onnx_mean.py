@@ -69,8 +69,8 @@ def members_of(model: ModelProto, count: int) -> list[ModelProto]:
     from onnx import shape_inference, utils
 
     graph = model.graph
-    if len(graph.input) != 1 or len(graph.output) != 1:
-        raise EnsembleError("an ensemble has one input and one output")
+    if len(graph.input) != 1 or not graph.output:
+        raise EnsembleError("an ensemble has one input and an output")  # the first: the members' mean
     input_name, output_name = graph.input[0].name, graph.output[0].name
     produced = {name for node in graph.node for name in node.output}
     # The extractor finds each member's output by its inferred shape.
