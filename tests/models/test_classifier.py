@@ -22,13 +22,8 @@ from vision.dataset.crops import load_labelled_crops
 from vision.dataset.manifest import image_path, read_manifest
 from vision.dataset.paths import REPO_ROOT
 from vision.models import MODELS_DIR
-from vision.models.classifier import (
-    TURNED_VIEW_MARGIN,
-    InputSize,
-    TileClassifier,
-    crop_detection,
-    preprocess_crops,
-)
+from vision.models.classifier import TURNED_VIEW_MARGIN, TileClassifier
+from vision.models.crops import InputSize, crop_detection, preprocess_crops
 from vision.outline_views import turned_quad
 from vision.types import Detection
 

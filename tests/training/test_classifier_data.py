@@ -14,7 +14,7 @@ from scoring.tiles import FACE_CODES
 from vision.dataset.crops import VALIDATION_SETS, load_labelled_crops, set_id_for
 from vision.dataset.manifest import TileLabel, read_manifest
 from vision.dataset.paths import shared_data_dir
-from vision.models.classifier import InputSize, crop_detection
+from vision.models.crops import InputSize, crop_detection
 from vision.training.classifier_data import (
     SET_PHOTO_FLOWERS_MANIFEST,
     load_sources,

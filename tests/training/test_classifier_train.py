@@ -17,7 +17,8 @@ from scoring.errors import InputError  # noqa: E402
 from scoring.tiles import VISION_CODES  # noqa: E402
 from vision.dataset.manifest import read_manifest  # noqa: E402
 from vision.dataset.paths import shared_data_dir  # noqa: E402
-from vision.models.classifier import DEFAULT_INPUT_SIZE, InputSize, TileClassifier  # noqa: E402
+from vision.models.classifier import TileClassifier  # noqa: E402
+from vision.models.crops import DEFAULT_INPUT_SIZE, InputSize  # noqa: E402
 from vision.training.classifier_data import (  # noqa: E402
     ASKEW_BOX_TURN,
     CLASS_INDEX,

@@ -13,7 +13,8 @@ torch = pytest.importorskip("torch")
 
 from scripts.add_embedding_output import add_output  # noqa: E402
 from vision.models import resolve_model_path  # noqa: E402
-from vision.models.classifier import DEFAULT_INPUT_SIZE, TileClassifier  # noqa: E402
+from vision.models.classifier import TileClassifier  # noqa: E402
+from vision.models.crops import DEFAULT_INPUT_SIZE  # noqa: E402
 from vision.training.classifier_ensemble import build_classifier_ensemble  # noqa: E402
 from vision.training.classifier_model import TileNet  # noqa: E402
 from vision.training.classifier_train import TrainConfig, export_onnx, write_labels  # noqa: E402

@@ -13,7 +13,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from scripts.ensemble_models import main as ensemble_main  # noqa: E402
-from vision.models.classifier import DEFAULT_INPUT_SIZE, TileClassifier  # noqa: E402
+from vision.models.classifier import TileClassifier  # noqa: E402
+from vision.models.crops import DEFAULT_INPUT_SIZE  # noqa: E402
 from vision.models.detector import TileDetector  # noqa: E402
 from vision.training.classifier_ensemble import build_classifier_ensemble  # noqa: E402
 from vision.training.classifier_model import TileNet  # noqa: E402

@@ -24,6 +24,7 @@ from typing import Any
 from scoring.errors import InputError
 from scoring.tiles import VISION_CODES
 from vision.dataset.files import atomic_write_text
+from vision.types import Detection
 
 #: Code for a box whose tile has not been identified yet (e.g. table photos with garbled classes).
 UNKNOWN_CODE = "unknown"
@@ -281,3 +282,9 @@ def _round(value: float) -> float | int:
     """Short, stable numbers in the file: integers stay integers, others keep 2 decimals."""
     rounded = round(float(value), 2)
     return int(rounded) if rounded.is_integer() else rounded
+
+
+def detection_of(tile: TileLabel) -> Detection:
+    """The classifier's view of a labelled tile (its box, outline and flags)."""
+    return Detection(box=tuple(tile.box), score=1.0, rotated=tile.rotated, face_down=tile.face_down,
+                     quad=tuple(tuple(corner) for corner in tile.quad) if tile.quad else None)

@@ -17,7 +17,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from vision.models.classifier import crop_detection
+from vision.models.crops import crop_detection
 from vision.types import Detection
 
 #: Faces that look different mirrored (characters, winds, green and red dragons, flowers and

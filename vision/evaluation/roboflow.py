@@ -42,7 +42,7 @@ import numpy as np
 from scoring.errors import InputError
 from vision.dataset.roboflow import RoboflowImage, RoboflowSplit, load_roboflow, read_split
 from vision.evaluation.detection import judged_detections
-from vision.models.classifier import crop_detection
+from vision.models.crops import crop_detection
 from vision.types import Detection
 
 #: Tile-height bands (pixels, in the image as read): the issue's.

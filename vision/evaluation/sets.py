@@ -36,7 +36,8 @@ from vision.dataset.crops import VALIDATION_SETS, load_labelled_crops
 from vision.dataset.paths import shared_data_dir
 from vision.evaluation.classification import ClassificationReport
 from vision.imageio import PhotoSource
-from vision.models.classifier import TileClassifier, crop_detection
+from vision.models.classifier import TileClassifier
+from vision.models.crops import crop_detection
 from vision.sets.head import evidence_for
 from vision.sets.learn import cut_views
 from vision.sets.profile import View, as_view, empty_profile, model_digest, with_views
@@ -94,8 +95,7 @@ def table_photo_set(classifier: TileClassifier) -> list[HeldOutSet]:
     """The validation photos of the automatic table we labelled: one physical set, the only one
     here with flowers and seasons in several photos (its training photos were trained on, so it is
     not held out; reported apart)."""
-    from vision.dataset.manifest import image_path, read_manifest
-    from vision.label.proposals import detection_of
+    from vision.dataset.manifest import detection_of, image_path, read_manifest
     from vision.training.classifier_data import REAL_LABELS_MANIFEST
 
     if not REAL_LABELS_MANIFEST.is_file():

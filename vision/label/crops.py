@@ -14,9 +14,8 @@ import cv2
 import numpy as np
 
 from scoring.errors import InputError
-from vision.dataset.manifest import TileLabel
+from vision.dataset.manifest import TileLabel, detection_of
 from vision.imageio import load_image
-from vision.label.proposals import detection_of
 
 #: Longest side of a contact-sheet thumbnail, in pixels.
 THUMB_SIDE = 160
@@ -24,7 +23,7 @@ THUMB_SIDE = 160
 
 def cut_tile(image_bgr: np.ndarray, tile: TileLabel) -> np.ndarray:
     """The tile's face, upright as far as its label says."""
-    from vision.models.classifier import crop_detection
+    from vision.models.crops import crop_detection
 
     return crop_detection(image_bgr, detection_of(tile))
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from scoring.errors import InputError
 from vision.dataset.files import atomic_write_text
-from vision.dataset.manifest import UNKNOWN_CODE, TileLabel, quad_to_box
+from vision.dataset.manifest import UNKNOWN_CODE, TileLabel, detection_of, quad_to_box
 from vision.types import Detection
 
 TOP_K = 5
@@ -121,12 +121,6 @@ class ModelBundle:
         with self._lock:
             readings = self._model("classifier").classify(image_bgr, detections, top_k=TOP_K)
         return [[[code, round(float(p), 4)] for code, p in reading.candidates] for reading in readings]
-
-
-def detection_of(tile: TileLabel) -> Detection:
-    """The classifier's view of a labelled tile (its box, outline and flags)."""
-    return Detection(box=tuple(tile.box), score=1.0, rotated=tile.rotated, face_down=tile.face_down,
-                     quad=tuple(tuple(corner) for corner in tile.quad) if tile.quad else None)
 
 
 def box_key(tile: TileLabel) -> str:

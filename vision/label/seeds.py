@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from scoring.errors import InputError
-from vision.dataset.manifest import UNKNOWN_CODE, TileLabel
+from vision.dataset.manifest import UNKNOWN_CODE, TileLabel, detection_of
 from vision.label.hand import meld_kind
-from vision.label.proposals import ProposalCache, detection_of
+from vision.label.proposals import ProposalCache
 from vision.label.workspace import LabelWorkspace
 from vision.types import GroupRole, TileReading
 

@@ -8,19 +8,16 @@ decoder can multiply them across tiles. The crop size is the model's too: the la
 ``input`` records it (a file without it is from the first models, 64x48), so a retrained model at
 another resolution needs no code change.
 
-Cropping: a detection with a ``quad`` is warped so the face is upright (corner 0 top-left, its
-corner order alone decides the orientation); a box
-is cut with a small margin, and a sideways tile (``rotated`` or clearly wider than tall) is turned
-a quarter. The model is trained to read tiles upside down too, so the direction of that quarter
-turn does not matter. The same :func:`preprocess_crops` feeds training and run time.
+Cropping: a detection with a ``quad`` is warped so the face is upright (its corner order alone
+decides the orientation); a box is cut with a small margin, and a sideways tile (``rotated`` or
+clearly wider than tall) is turned a quarter, in either direction, since the model reads tiles
+upside down too. The same :func:`preprocess_crops` feeds training and run time.
 
 Test-time augmentation (``TileClassifier(turned_view=True)``, the default): a crop the model is
-unsure of (:data:`TURNED_VIEW_MARGIN`) is also read turned 180 degrees, and the two views' logits
-are averaged. On tiles cut from the detector's predicted outlines it reads 1.5 points more tiles
-for about a third more network work; outlines cut larger, smaller or shifted did not help
-(``models/MODEL_CARD.md``, "Test-time augmentation"). Averaging logits, not probabilities, keeps
-:meth:`TileClassifier.logits` a logit, so the label file's one temperature, fitted on these
-logits, calibrates it.
+unsure of (:data:`TURNED_VIEW_MARGIN`) is also read turned 180 degrees and the two views' logits
+are averaged: 1.5 points more tiles read from the detector's outlines for about a third more work
+(``models/EXPERIMENTS.md``). Averaging logits keeps :meth:`TileClassifier.logits` a logit, so the
+label file's one temperature still calibrates it.
 
 Second cuts (``classify(..., second_outlines=...)``): the pipeline and the live mode also cut a
 tile whose outline is turned against its neighbours' along their axis (``vision.outline_views``);
@@ -44,16 +41,22 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
-import cv2
 import numpy as np
 
 from scoring.errors import InputError
 from scoring.tiles import VISION_CODES
 from vision.models import create_session, models_dir, resolve_model_path
+from vision.models.crops import (
+    DEFAULT_INPUT_SIZE,
+    MIN_INPUT_SIDE,
+    InputSize,
+    crop_detection,
+    preprocess_crops,
+)
 from vision.models.flowers import (
     FLOWER_MODEL_NAME,
     LOW_FLOWER_GATE,
@@ -66,21 +69,12 @@ from vision.outline_views import Quad
 from vision.types import Detection, TileReading
 
 DEFAULT_MODEL_NAME = "classifier.onnx"
-#: Per-channel normalisation applied after scaling RGB to [0, 1].
-PIXEL_MEAN = 0.5
-PIXEL_STD = 0.25
-#: Margin added around a box before cropping, as a fraction of its size (boxes are often tight).
-BOX_MARGIN = 0.04
-#: A tile whose box is this much wider than tall is treated as lying sideways.
-SIDEWAYS_ASPECT = 1.15
 BATCH_SIZE = 64
 #: With ``turned_view``, a crop whose upright reading leads its runner-up by less than this many
 #: raw logits (about p < 0.99 at the shipped temperature) is read turned too. On the held-out sets
 #: the second view changed the top-1 of no surer crop (model card), so those skip it: 7-27% of the
 #: crops get the second pass, not all of them.
 TURNED_VIEW_MARGIN = 3.0
-#: Smallest input side a label file may declare (four stride-2 stages need a few pixels left).
-MIN_INPUT_SIDE = 16
 #: The name of the optional second output, the penultimate features.
 EMBEDDING_OUTPUT = "embedding"
 
@@ -93,90 +87,9 @@ class SetEvidence(Protocol):
     def adjust(self, probabilities: np.ndarray, embeddings: np.ndarray) -> np.ndarray: ...
 
 
-@dataclass(frozen=True)
-class InputSize:
-    """A classifier's input crop in pixels (height, width); tiles are about 3:4, taller than wide."""
-
-    height: int
-    width: int
-
-    @classmethod
-    def for_height(cls, height: int) -> InputSize:
-        """The 3:4 input of a given height (the training option ``--input-height``)."""
-        if height < MIN_INPUT_SIDE or height % 4:
-            raise ValueError(f"input height must be a multiple of 4 and at least {MIN_INPUT_SIDE}, "
-                             f"got {height}")
-        return cls(height, height * 3 // 4)
-
-
-#: The size of models whose label file does not record one (the first models were all 64x48).
-DEFAULT_INPUT_SIZE = InputSize(64, 48)
-
-
 def labels_path_for(model_path: Path) -> Path:
     """``models/classifier.onnx`` -> ``models/classifier.labels.json``."""
     return model_path.with_suffix("").with_suffix(".labels.json")
-
-
-def preprocess_crops(crops_bgr: Sequence[np.ndarray], *, size: InputSize) -> np.ndarray:
-    """BGR crops of any size -> the float32 NCHW batch a model of input ``size`` takes (RGB, normalised).
-
-    ``size`` has no default on purpose: it belongs to the model (``TileClassifier.input_size``, or
-    the training config), and a crop scaled to another model's size would be read wrongly.
-    """
-    batch = np.empty((len(crops_bgr), 3, size.height, size.width), dtype=np.float32)
-    for index, crop in enumerate(crops_bgr):
-        if crop.ndim == 2:
-            crop = cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR)
-        elif crop.shape[2] == 4:
-            crop = cv2.cvtColor(crop, cv2.COLOR_BGRA2BGR)
-        small = cv2.resize(crop, (size.width, size.height), interpolation=_interpolation(crop, size))
-        rgb = small[:, :, ::-1].astype(np.float32) / 255.0
-        batch[index] = ((rgb - PIXEL_MEAN) / PIXEL_STD).transpose(2, 0, 1)
-    return batch
-
-
-def _interpolation(crop: np.ndarray, size: InputSize) -> int:
-    shrinking = crop.shape[0] > size.height or crop.shape[1] > size.width
-    return cv2.INTER_AREA if shrinking else cv2.INTER_LINEAR
-
-
-def crop_detection(
-    image_bgr: np.ndarray, detection: Detection, size: InputSize = DEFAULT_INPUT_SIZE
-) -> np.ndarray:
-    """The tile face of ``detection`` cut from the image, upright as far as the detection says.
-
-    ``size`` is the input of the model that will read the crop; only a warped outline depends on it
-    (it is warped at twice that size). Tools that just show crops may keep the default.
-    """
-    if detection.quad is not None and len(detection.quad) == 4:
-        return _warp_quad(image_bgr, np.asarray(detection.quad, dtype=np.float32), size)
-    height, width = image_bgr.shape[:2]
-    x1, y1, x2, y2 = detection.box
-    margin_x, margin_y = (x2 - x1) * BOX_MARGIN, (y2 - y1) * BOX_MARGIN
-    left, top = max(0, int(np.floor(x1 - margin_x))), max(0, int(np.floor(y1 - margin_y)))
-    right, bottom = min(width, int(np.ceil(x2 + margin_x))), min(height, int(np.ceil(y2 + margin_y)))
-    if right - left < 2 or bottom - top < 2:
-        raise InputError(f"detection box {detection.box} lies outside the {width}x{height} image")
-    crop = image_bgr[top:bottom, left:right]
-    if detection.rotated or crop.shape[1] > crop.shape[0] * SIDEWAYS_ASPECT:
-        crop = cv2.rotate(crop, cv2.ROTATE_90_CLOCKWISE)
-    return crop
-
-
-def _warp_quad(image_bgr: np.ndarray, quad: np.ndarray, size: InputSize) -> np.ndarray:
-    """Perspective-warp a tile outline (corner 0 = top-left of the face as read, clockwise) upright.
-
-    The output has the tile's usual 3:4 shape whatever the outline's apparent proportions: a tile
-    lying flat and seen at a low angle looks wider than tall, but it is still read upright, so
-    the quad's corner order, not its aspect, decides the orientation. Twice the model input, so
-    the final resize shrinks (area averaging) rather than samples the warp's interpolation.
-    """
-    out_w, out_h = 2 * size.width, 2 * size.height
-    target = np.array([[0, 0], [out_w - 1, 0], [out_w - 1, out_h - 1], [0, out_h - 1]], dtype=np.float32)
-    matrix = cv2.getPerspectiveTransform(quad, target)
-    return cv2.warpPerspective(image_bgr, matrix, (out_w, out_h), flags=cv2.INTER_LINEAR,
-                               borderMode=cv2.BORDER_REPLICATE)
 
 
 class TileClassifier:

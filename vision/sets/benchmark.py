@@ -48,7 +48,7 @@ def _render(folder: Path) -> tuple[Path, Path]:
 def _evidence_ms(classifier: TileClassifier, photo: Path, calls: int = 200) -> float:
     """Median milliseconds of the set's step alone on the hand's tiles (one ``classify`` call)."""
     from vision.imageio import PhotoSource
-    from vision.models.classifier import crop_detection
+    from vision.models.crops import crop_detection
     from vision.pipeline import PhotoPipeline
 
     image, _ = PhotoSource(photo).image(None)

@@ -38,7 +38,7 @@ def fixed_views(photo: Path, readings: Sequence[TileReading], fixes: Sequence[Fi
 def reviewed_views(workspace: LabelWorkspace, only: str | None = None) -> tuple[list[View], int]:
     """Views of the face tiles of every reviewed photo in ``workspace`` (or only the photo named
     ``only``, by its key or file name), and how many photos they came from."""
-    from vision.label.proposals import detection_of
+    from vision.dataset.manifest import detection_of
 
     views: list[View] = []
     photos = 0

@@ -22,7 +22,8 @@ from vision.dataset.manifest import ManifestRecord, image_path, read_manifest
 from vision.duplicates import merge_duplicates
 from vision.imageio import PhotoSource
 from vision.layout import face_outline, row_angle
-from vision.models.classifier import InputSize, TileClassifier, crop_detection
+from vision.models.classifier import TileClassifier
+from vision.models.crops import InputSize, crop_detection
 from vision.models.detector import TileDetector
 from vision.sets.order import OrderError, Placed, assign_rows, assign_set_order, group_rows
 from vision.sets.profile import VIEW_SIZE, View, as_view
@@ -159,7 +160,7 @@ def _record_for(photo: Path, manifest: Path) -> ManifestRecord:
 
 def learn_labelled(photo: Path, manifest: Path, classifier: TileClassifier) -> LearnedPhoto:
     """The labelled face tiles of ``photo`` in ``manifest`` (face-down tiles are left out)."""
-    from vision.label.proposals import detection_of
+    from vision.dataset.manifest import detection_of
 
     record = _record_for(photo, manifest)
     labelled = [tile for tile in record.tiles if tile.code != "back" and not tile.face_down]

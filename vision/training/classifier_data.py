@@ -42,13 +42,7 @@ from vision.dataset.crops import load_labelled_crops
 from vision.dataset.manifest import TileLabel, image_path, read_manifest
 from vision.dataset.paths import REPO_ROOT, shared_data_dir
 from vision.imageio import load_image, read_bgr
-from vision.models.classifier import (
-    BOX_MARGIN,
-    DEFAULT_INPUT_SIZE,
-    InputSize,
-    crop_detection,
-    preprocess_crops,
-)
+from vision.models.crops import BOX_MARGIN, DEFAULT_INPUT_SIZE, InputSize, crop_detection, preprocess_crops
 from vision.synth.procedural import random_face
 from vision.training.classifier_labels import is_sideways, resolve_image
 from vision.types import Detection

@@ -34,7 +34,8 @@ from scoring.tiles import VISION_CODES
 from vision.dataset.manifest import UNKNOWN_CODE, ManifestRecord, TileLabel, image_path, write_manifest
 from vision.dataset.paths import REPO_ROOT, shared_data_dir
 from vision.imageio import read_bgr
-from vision.models.classifier import SIDEWAYS_ASPECT, TileClassifier, crop_detection
+from vision.models.classifier import TileClassifier
+from vision.models.crops import SIDEWAYS_ASPECT, crop_detection
 from vision.types import Detection
 
 REAL_LABELS_DIR = REPO_ROOT / "datasets" / "real-labels"

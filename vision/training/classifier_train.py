@@ -27,7 +27,7 @@ from torch import nn
 
 from scoring.tiles import VISION_CODES
 from vision.dataset.files import atomic_write_text
-from vision.models.classifier import PIXEL_MEAN, PIXEL_STD, InputSize, preprocess_crops
+from vision.models.crops import PIXEL_MEAN, PIXEL_STD, InputSize, preprocess_crops
 from vision.training.classifier_data import (
     CLASS_INDEX,
     REAL_LABELS_MANIFEST,

@@ -16,7 +16,7 @@ from pathlib import Path
 import cv2
 
 from vision.dataset.roboflow import RoboflowSplit, load_roboflow, read_split
-from vision.models.classifier import DEFAULT_INPUT_SIZE, InputSize, crop_detection
+from vision.models.crops import DEFAULT_INPUT_SIZE, InputSize, crop_detection
 from vision.training.classifier_data import CLASS_INDEX, Sample, store_crop
 from vision.types import Detection
 
