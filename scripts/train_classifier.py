@@ -104,6 +104,14 @@ def main(argv: list[str]) -> int:
         size = config.input_size
     except ValueError as error:
         parser.error(str(error))
+    if args.roboflow:
+        from vision.dataset.roboflow import SPLIT_PATH, roboflow_dir
+
+        needed = (roboflow_dir() / "manifest.jsonl", SPLIT_PATH)
+        missing = [str(path) for path in needed if not path.is_file()]
+        if missing:
+            print(f"train_classifier: --roboflow needs {', '.join(missing)}", file=sys.stderr)
+            return 2
     result = train_classifier(config, log=lambda line: print(line, flush=True))
     onnx_path = args.out / f"{stem}.onnx"
     export_onnx(result.model, onnx_path, size)

@@ -62,6 +62,14 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.data_root / "images").is_dir():
         print(f"train_detector: no table photos in {args.data_root}", file=sys.stderr)
         return 2
+    if args.roboflow_fraction > 0:
+        from vision.dataset.roboflow import SPLIT_PATH, roboflow_dir
+
+        needed = (roboflow_dir() / "manifest.jsonl", SPLIT_PATH)
+        missing = [str(path) for path in needed if not path.is_file()]
+        if missing:
+            print(f"train_detector: --roboflow-fraction needs {', '.join(missing)}", file=sys.stderr)
+            return 2
     config = DetectorTrainConfig(data_root=args.data_root, output=args.output, steps=args.steps,
                                  batch_size=args.batch_size, synth_scenes=args.synth_scenes,
                                  synth_fraction=args.synth_fraction,
