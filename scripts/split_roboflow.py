@@ -20,6 +20,7 @@ import cv2
 from scoring.errors import InputError
 from vision.dataset.files import atomic_write_text
 from vision.dataset.roboflow import SPLIT_PATH, load_roboflow, make_split
+from vision.imageio import read_bgr
 
 
 def main(argv: list[str]) -> int:
@@ -42,10 +43,7 @@ def main(argv: list[str]) -> int:
     margins: dict[str, float] = {}
     checks: Counter[str] = Counter()
     for image in images:
-        picture = cv2.imread(str(image.path), cv2.IMREAD_COLOR)
-        if picture is None:
-            print(f"split_roboflow: error: cannot read {image.path}", file=sys.stderr)
-            return 2
+        picture = read_bgr(image.path)
         codes = [tile.code for tile in image.tiles]
         if image.augmented:
             verdict = mirror_verdict(reader, picture, image.boxes, codes)

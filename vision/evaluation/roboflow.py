@@ -42,6 +42,7 @@ import numpy as np
 from scoring.errors import InputError
 from vision.dataset.roboflow import RoboflowImage, RoboflowSplit, load_roboflow, read_split
 from vision.evaluation.detection import judged_detections
+from vision.imageio import read_bgr
 from vision.models.crops import crop_detection
 from vision.types import Detection
 
@@ -287,9 +288,7 @@ def evaluate_roboflow(detect: Detect, classify: ClassifyCrops, read_tiles: ReadT
         raise InputError("no held-out roboflow-chinese images to evaluate")
     report = RoboflowReport()
     for number, image in enumerate(images):
-        picture = cv2.imread(str(image.path), cv2.IMREAD_COLOR)
-        if picture is None:
-            raise InputError(f"cannot read {image.path}")
+        picture = read_bgr(image.path)
         kind = "augmented" if image.augmented else "uploaded"
         for view in image_views(picture, image.boxes, [tile.code for tile in image.tiles], views):
             scopes = [f"view:{view.name}", f"view:{view.name}/kind:{kind}",

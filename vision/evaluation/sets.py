@@ -28,14 +28,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from scoring.errors import InputError
 from vision.dataset.crops import VALIDATION_SETS, load_labelled_crops
 from vision.dataset.paths import shared_data_dir
 from vision.evaluation.classification import ClassificationReport
-from vision.imageio import PhotoSource
+from vision.imageio import PhotoSource, read_bgr
 from vision.models.classifier import TileClassifier
 from vision.models.crops import crop_detection
 from vision.sets.head import evidence_for
@@ -82,7 +81,7 @@ def roboflow_sets(classifier: TileClassifier, data: Path) -> list[HeldOutSet]:
             path = manifest.parent / record["image"]
             labelled = [t for t in record["tiles"] if t["code"] != "back"]
             detections = [Detection(box=tuple(t["box"]), score=1.0) for t in labelled]
-            image = cv2.imread(str(path))
+            image = read_bgr(path)
             codes = [t["code"] for t in labelled]
             views = cut_views(PhotoSource(path), detections, codes, path.name)
             tiles += [Tile(number, code, crop_detection(image, d, classifier.input_size), view)
@@ -109,7 +108,7 @@ def table_photo_set(classifier: TileClassifier) -> list[HeldOutSet]:
         labelled = [t for t in record.tiles if t.code in classifier.labels and t.code != "back"
                     and not t.face_down]
         detections = [detection_of(t) for t in labelled]
-        image = cv2.imread(str(path))
+        image = read_bgr(path)
         views = cut_views(PhotoSource(path), detections, [t.code for t in labelled], path.name)
         tiles += [Tile(number, t.code, crop_detection(image, d, classifier.input_size), view)
                   for t, d, view in zip(labelled, detections, views, strict=True)]
@@ -121,7 +120,7 @@ def crop_sets() -> list[HeldOutSet]:
     by_set: dict[str, list[Tile]] = defaultdict(list)
     for number, crop in enumerate(load_labelled_crops("val")):
         if crop.set_id in VALIDATION_SETS and crop.code != "back":
-            image = cv2.imread(str(crop.path))
+            image = read_bgr(crop.path)
             view = as_view(image, crop.code, crop.path.name)
             by_set[crop.set_id].append(Tile(number, crop.code, image, view))
     return [HeldOutSet(f"crops {name}", tuple(tiles)) for name, tiles in sorted(by_set.items())]

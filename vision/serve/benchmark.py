@@ -25,6 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.imageio import read_bgr
 from vision.serve.app import ServeApp
 from vision.serve.photos import PhotoDesk
 from vision.serve.routes import ServeServer
@@ -37,7 +38,7 @@ PHONE_SIZE = (4032, 3024)
 
 def phone_jpeg(photo: Path, mark: int) -> bytes:
     """``photo`` scaled to 4032x3024 as a quality-92 JPEG with the comment ``upload MARK``."""
-    image = cv2.resize(cv2.imread(str(photo)), PHONE_SIZE, interpolation=cv2.INTER_CUBIC)
+    image = cv2.resize(read_bgr(photo), PHONE_SIZE, interpolation=cv2.INTER_CUBIC)
     ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     if not ok:
         raise RuntimeError("cannot encode the benchmark photo")

@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import cv2
-
 from vision.dataset.roboflow import RoboflowSplit, load_roboflow, read_split
+from vision.imageio import read_bgr
 from vision.models.crops import DEFAULT_INPUT_SIZE, InputSize, crop_detection
 from vision.training.classifier_data import CLASS_INDEX, Sample, store_crop
 from vision.types import Detection
@@ -37,9 +36,7 @@ def roboflow_crop_samples(size: InputSize = DEFAULT_INPUT_SIZE, split: RoboflowS
             if not image.augmented or (image.source not in uploaded and split.unmirrored(image))]
     samples = []
     for image in kept:
-        picture = cv2.imread(str(image.path), cv2.IMREAD_COLOR)
-        if picture is None:
-            raise OSError(f"cannot read {image.path}")
+        picture = read_bgr(image.path)
         for tile in image.tiles:
             x1, y1, x2, y2 = tile.box
             if tile.code not in CLASS_INDEX or x2 - x1 < MIN_SIDE or y2 - y1 < MIN_SIDE:

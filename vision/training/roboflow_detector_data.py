@@ -23,12 +23,12 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-import cv2
 import numpy as np
 
 from vision.dataset.files import atomic_write_text
 from vision.dataset.roboflow import RoboflowImage, RoboflowSplit, load_roboflow, read_split
 from vision.evaluation.detection import box_iou
+from vision.imageio import read_bgr
 from vision.training.detector_data import DetectorSample
 
 #: Detections at least this sure with no label box become ignore regions. Low on purpose: an
@@ -70,9 +70,7 @@ def ignore_regions(images: list[RoboflowImage], detector_path: Path, cache: Path
 
         detector = TileDetector(detector_path, score_threshold=IGNORE_SCORE, threads=threads)
         for number, image in enumerate(missing):
-            picture = cv2.imread(str(image.path), cv2.IMREAD_COLOR)
-            if picture is None:
-                raise OSError(f"cannot read {image.path}")
+            picture = read_bgr(image.path)
             found = detector.detect(picture, complete_rows=False)
             boxes = np.asarray([d.box for d in found], np.float32).reshape(-1, 4)
             scores = np.asarray([d.score for d in found], np.float32)
@@ -96,9 +94,7 @@ def roboflow_samples(detector_path: Path | None, cache: Path | None, split: Robo
     ignored = {} if detector_path is None else ignore_regions(images, detector_path, cache, log, threads)
     samples = []
     for image in images:
-        picture = cv2.imread(str(image.path), cv2.IMREAD_COLOR)
-        if picture is None:
-            raise OSError(f"cannot read {image.path}")
+        picture = read_bgr(image.path)
         count = len(image.tiles)
         samples.append(DetectorSample(
             image=picture, boxes=image.boxes, sideways=np.full(count, -1, np.int8),
