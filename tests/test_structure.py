@@ -18,8 +18,8 @@ PACKAGES = ("scoring", "vision")
 MAX_LINES = 400
 #: Modules over MAX_LINES today, each with its line count as a ceiling (see the module docstring).
 OVERSIZED = {
-    "vision/pipeline.py": 861,
-    "vision/decode.py": 651,
+    "vision/pipeline.py": 785,
+    "vision/decode.py": 640,
     "vision/training/classifier_data.py": 613,
     "vision/evaluation/hands.py": 569,
     "vision/training/detector.py": 558,

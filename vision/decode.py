@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import permutations
 from typing import Any
@@ -33,6 +31,7 @@ from typing import Any
 from scoring.errors import InputError
 from scoring.shapes import is_standard_complete
 from scoring.tiles import BACK, FLOWER_CODES, SET_TILE_CODES, is_suited, next_in_suit, sorted_codes
+from vision.budget import Budget, time_limit_reason
 from vision.layout import back_mass
 from vision.packed_tallies import Limit, pack, unpack
 from vision.tile_places import tile_place
@@ -53,15 +52,6 @@ MIN_LIKELIHOOD_RATIO = 1e-4
 MAX_CHANGES = 3
 #: Whole-hand readings examined before giving up.
 SEARCH_BUDGET = 30_000
-#: Whole-hand readings one photo may examine over all its looks and layouts (:func:`search_budget`),
-#: and its first look alone. A photo that is no hand is searched to SEARCH_BUDGET for every layout
-#: of every look: real table photos took up to 5.2 million readings (58 s). On the held-out renders
-#: no hand that read took more than 160 000 in all, save one whose first look failed after 1.05
-#: million and whose finer look read in 81 (940007): the first look gets half the photo's budget.
-#: The one real table photo that read past 600 000 (730 000, 410196674) was a wrong reading at 0%
-#: (a row of 18 winds squeezed to a third of their width, read as bamboos).
-PHOTO_SEARCH_BUDGET = 600_000
-LOOK_SEARCH_BUDGET = 300_000
 #: Legal runners-up kept for the confidence report when at least this probable relative to the best.
 ALTERNATIVE_RATIO = 1e-3
 MAX_ALTERNATIVES = 8
@@ -72,22 +62,8 @@ MAX_GROUP_OPTIONS = 60
 
 _INDEX = {code: i for i, code in enumerate(SET_TILE_CODES)}
 
-#: The budgets in force, outermost first, each as [readings left, readings given] (spent in place).
-_budgets: ContextVar[tuple[list[int], ...]] = ContextVar("search_budgets", default=())
-
-
-@contextmanager
-def search_budget(readings: int) -> Iterator[None]:
-    """All decoding inside the block shares ``readings`` whole-hand readings (and those of any block
-    around it); once they are spent, a search finds no hand. A photo is read inside one block and
-    its first look inside another, so a photo that holds no hand is refused in seconds, not a
-    minute, whatever number of looks and layouts it gets."""
-    token = _budgets.set((*_budgets.get(), [readings, readings]))
-    try:
-        yield
-    finally:
-        _budgets.reset(token)
-
+#: How often (in readings examined) a search looks at the clock for its budget's deadline.
+CLOCK_EVERY = 256
 
 @dataclass(frozen=True)
 class _Option:
@@ -513,6 +489,7 @@ class _Found:
     searched: int = 0  # readings of the seen tiles taken from the best-first order
     best_at: int = 0  # ``searched`` when the best was found
     complete: bool = True  # every reading within ALTERNATIVE_RATIO of the best was examined
+    timed_out: bool = False  # the search stopped at its budget's deadline
 
     def add(self, reading: LegalReading, log_p: float) -> None:
         self.legal_mass += reading.probability
@@ -531,9 +508,10 @@ class _Found:
 
 
 def _search(readings: list[TileReading], layout: Layout, variables: list[_Variable], judge: _Judge,
-            unseen: bool, budget: int) -> _Found:
+            unseen: bool, limit: int, budget: Budget | None) -> _Found:
     """Best-first over the seen tiles' options; each choice yields its legal readings (one per code of
-    the unseen tile that completes it, at the uniform prior), kept until ALTERNATIVE_RATIO or a budget."""
+    the unseen tile that completes it, at the uniform prior), kept until ALTERNATIVE_RATIO, ``limit``
+    readings, or the ``budget``'s deadline (its clock read every CLOCK_EVERY readings)."""
     found = _Found()
     prior = UNSEEN_LOG_PRIOR if unseen else 0.0
     keys: set[str] = set()
@@ -543,8 +521,11 @@ def _search(readings: list[TileReading], layout: Layout, variables: list[_Variab
         if found.best is not None and reading_log_p < found.best_log_p + math.log(ALTERNATIVE_RATIO):
             break
         stale = found.best is not None and found.searched - found.best_at > ALTERNATIVE_BUDGET
-        if found.searched > budget or stale:
+        if found.searched > limit or stale:
             found.complete = False
+            break
+        if budget is not None and found.searched % CLOCK_EVERY == 0 and budget.expired():
+            found.complete, found.timed_out = False, True
             break
         found.examined_mass += math.exp(log_p)
         for code in judge.legal_unseen_codes(tally, unseen):
@@ -605,15 +586,18 @@ def _warnings(layout: Layout, best: LegalReading, changes: list[TileChange]) -> 
 
 
 def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwan", table: Any = None,
-                context: dict[str, Any] | None = None, budget: int = SEARCH_BUDGET,
-                infer_unseen: bool = True, kong_faces: Sequence[str] = ()) -> HandReading:
+                context: dict[str, Any] | None = None, limit: int = SEARCH_BUDGET,
+                infer_unseen: bool = True, kong_faces: Sequence[str] = (),
+                budget: Budget | None = None) -> HandReading:
     """The most probable legal winning hand for these readings laid out this way (``kong_faces``: the
-    faces the player named for concealed kongs of four backs, :func:`_variables`).
+    faces the player named for concealed kongs of four backs, :func:`_variables`). One search examines
+    at most ``limit`` readings, and no more than ``budget`` (the photo's, ``vision.budget``) has left,
+    before its deadline; the readings it examined are spent from ``budget``.
 
     When the standing row is one tile short (and ``infer_unseen``), one unseen tile joins the hand
     (``vision.unseen``); it is the winning tile if the layout found none, else a plain concealed tile.
     Raises InputError when no legal reading exists among the candidates (wrong tile count, or a
-    hand that is not a winning hand however its tiles are read).
+    hand that is not a winning hand however its tiles are read), or none was found in the budget.
     """
     concealed_group = next(g for g in layout.groups if g.role is GroupRole.CONCEALED)
     standing = len(concealed_group.tile_indices)
@@ -622,16 +606,21 @@ def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwa
     variables = _variables(readings, layout, kong_faces)
     melds_count = sum(1 for g in layout.groups if g.role in (GroupRole.MELD, GroupRole.CONCEALED_KONG))
     judge = _Judge(rules, table, melds_count, context or {})
-    budgets = _budgets.get()
-    for left, given in budgets:
-        if left <= 0:
+    if budget is not None:
+        spent = budget.spent()
+        if spent is not None:
             raise InputError("not a winning hand: no legal reading found before the photo's search budget "
-                             f"({given} readings) was spent")
-        budget = min(budget, left)
-    found = _search(readings, layout, variables, judge, unseen, budget)
-    for spent in budgets:
-        spent[0] -= min(found.searched, budget)  # the last one counted may be the one not examined
+                             f"({spent.limits.readings} readings) was spent")
+        if budget.expired():
+            raise InputError(f"{time_limit_reason(budget)}; the layouts and looks left were not tried")
+        limit = budget.allowance(limit)
+    found = _search(readings, layout, variables, judge, unseen, limit, budget)
+    if budget is not None:
+        budget.spend(min(found.searched, limit))  # the last one counted may be the one not examined
     best = found.best
+    if best is None and found.timed_out:
+        raise InputError(f"{time_limit_reason(budget)}; the search stopped after {found.searched} readings "
+                         "with no legal winning hand")
     if best is None:
         missing = " with one tile not visible (no tile completes it)" if unseen else ""
         raise InputError(f"not a winning hand{missing}: no reading of these tiles within the classifier's "

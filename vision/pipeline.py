@@ -30,39 +30,31 @@ from typing import Any
 import numpy as np
 
 from scoring.errors import InputError
+from vision.budget import (
+    FRAME_BUDGET,
+    LOOK_SEARCH_BUDGET,
+    PHOTO_BUDGET,
+    Budget,
+    BudgetLimits,
+    time_limit_reason,
+)
 from vision.closer_look import Look, closer_look, shifted
 from vision.colour_cast import neutralised
 from vision.confidence import (
     ConfidenceReport,
-    ScoredAlternative,
     build_report,
-    choose_unseen_tile,
-    choose_winning_tile,
     implausible_groups,
     implausible_note,
-    score_reading,
     tile_alternatives,
 )
-from vision.decode import (
-    LOOK_SEARCH_BUDGET,
-    PHOTO_SEARCH_BUDGET,
-    HandReading,
-    LegalReading,
-    decode_hand,
-    search_budget,
-)
+from vision.decode import HandReading, decode_hand
 from vision.duplicates import with_spares
 from vision.faint_flowers import read_with_faint_flowers
-from vision.hidden_kong import (
-    choose_hidden_kong_faces,
-    give_kong_faces,
-    hidden_kong_melds,
-    hidden_kong_warning,
-)
 from vision.imageio import ArraySource, PhotoSource, RegionSource
 from vision.layout import face_outline, layout_candidates, row_angle
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
 from vision.row_completion import overlaps_a_tile
+from vision.scored_hand import score_decoded
 from vision.second_looks import read_flowers_again, read_with_second_looks
 from vision.sideways_cut import second_cuts
 from vision.stray_flowers import ReadFlowers, maybe_flowers
@@ -225,7 +217,8 @@ Decoded = tuple[Layout, HandReading]
 
 
 def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any, context: dict[str, Any],
-                        infer_unseen: bool, named: NamedTiles = NOTHING_NAMED) -> Decoded:
+                        infer_unseen: bool, named: NamedTiles = NOTHING_NAMED,
+                        budget: Budget | None = None) -> Decoded:
     """Decode the most plausible layout; if no legal hand reads from it, the next ones (another row
     may be the concealed one). A layout read with every tile seen beats one that needs an unseen tile
     (a wrong choice of row can be one tile short too), so a photo that read before unseen tiles were
@@ -237,7 +230,7 @@ def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any, con
     for layout in layouts:
         try:
             decoded = decode_hand(readings, layout, rules=rules, table=table, context=context,
-                                  infer_unseen=infer_unseen, kong_faces=named.kong_faces)
+                                  infer_unseen=infer_unseen, kong_faces=named.kong_faces, budget=budget)
         except InputError as error:
             first_error = first_error or error
             continue
@@ -245,7 +238,7 @@ def _decode_best_layout(readings: list[TileReading], rules: Any, table: Any, con
             return layout, decoded
         with_unseen = with_unseen or (layout, decoded)
     if infer_unseen and any(_one_short(layout, size) for layout in layouts):
-        in_front = _winning_tile_in_front(readings, layouts[0], rules, table, context, named)
+        in_front = _winning_tile_in_front(readings, layouts[0], rules, table, context, named, budget)
         if in_front is not None:
             return in_front
     if with_unseen is not None:
@@ -275,7 +268,8 @@ MAX_SPARE_PAIRS = 10
 
 
 def _winning_tile_in_front(readings: list[TileReading], layout: Layout, rules: Any, table: Any,
-                           context: dict[str, Any], named: NamedTiles = NOTHING_NAMED) -> Decoded | None:
+                           context: dict[str, Any], named: NamedTiles = NOTHING_NAMED,
+                           budget: Budget | None = None) -> Decoded | None:
     """The hand read with an ignored tile lying close to the concealed row taken as the winning tile,
     when that makes it whole with every tile seen; else None.
 
@@ -305,7 +299,7 @@ def _winning_tile_in_front(readings: list[TileReading], layout: Layout, rules: A
                 continue
             try:
                 decoded = decode_hand(turned, layout_turned, rules=rules, table=table, context=context,
-                                      infer_unseen=True, kong_faces=named.kong_faces)
+                                      infer_unseen=True, kong_faces=named.kong_faces, budget=budget)
             except InputError:
                 continue
             if decoded.unseen is None:
@@ -315,100 +309,10 @@ def _winning_tile_in_front(readings: list[TileReading], layout: Layout, rules: A
     return None
 
 
-@dataclass
-class _ScoredHand:
-    """The decoded hand as scored. When the winning tile or an unseen tile is a guess, ``hand`` is the
-    choice with the lowest total (``reported`` its reading) and the other choices are alternatives."""
-
-    hand: dict[str, Any]
-    report: Any
-    reported: LegalReading
-    winning_alternatives: list[ScoredAlternative] | None = None
-    unseen_alternatives: list[ScoredAlternative] | None = None
-    kong_alternatives: list[ScoredAlternative] | None = None
-    warnings: list[str] = field(default_factory=list)
-
-
-def _score_decoded(decoded: HandReading, ctx: dict[str, Any], rules: Any, table: Any,
-                   named: NamedTiles = NOTHING_NAMED) -> _ScoredHand:
-    """Score the decoded hand; a tile the photo leaves to guess (unseen, or the winning tile not shown)
-    is scored for every choice, since the report must say what the guess is worth, and so is every
-    face a concealed kong of four backs may hide (``vision.hidden_kong``), unless the player named
-    it (``named``: ``--winning-tile``, ``--kong-face``; ``vision.named_tiles``)."""
-    scored = _score_guesses(decoded, ctx, rules, table, named.winning_tile)
-    hidden = hidden_kong_melds(decoded.best)
-    if not hidden and not named.kong_faces:
-        return scored
-    hand, left, warnings = give_kong_faces(scored.hand, hidden, list(named.kong_faces))
-    faces = [hand["melds"][position]["tiles"][0] for position in hidden if position not in left]
-    if faces:
-        warnings.insert(0, f"concealed kong(s) of four backs scored as {', '.join(faces)}, as --kong-face "
-                           "says")
-    alternatives: list[ScoredAlternative] = []
-    if left:
-        hand, report, alternatives = choose_hidden_kong_faces(hand, left, ctx, rules, table)
-        warnings.append(hidden_kong_warning(hand, left, alternatives))
-    elif faces:
-        report = score_reading(hand, ctx, rules, table)
-    else:
-        report = scored.report
-    return replace(scored, hand=hand, report=report, kong_alternatives=alternatives,
-                   warnings=scored.warnings + warnings)
-
-
-def _score_guesses(decoded: HandReading, ctx: dict[str, Any], rules: Any, table: Any,
-                   winning: str | None = None) -> _ScoredHand:
-    """The decoded hand scored, with an unseen tile or a winning tile not shown chosen (lowest total),
-    or with the winning tile the player named (``winning``) where the hand as read holds it."""
-    if decoded.unseen is not None:
-        completing = [r for r in decoded.unseen.completions if r.unseen == winning]
-        if decoded.unseen.winning and completing:
-            reported = completing[0]
-            return _ScoredHand(dict(reported.hand), score_reading(reported.hand, ctx, rules, table), reported,
-                               warnings=[f"the winning tile is not visible; scored as {winning}, as "
-                                         "--winning-tile says"])
-        reported, report, alternatives, warning = choose_unseen_tile(decoded, ctx, rules, table)
-        scored = _ScoredHand(dict(reported.hand), report, reported, unseen_alternatives=alternatives,
-                             warnings=[warning])
-        if winning is not None and decoded.unseen.winning:
-            return replace(scored, warnings=[*scored.warnings, f"--winning-tile {winning} not used: it does "
-                                             "not complete the hand as read"])
-        return _with_named_winner(scored, winning, ctx, rules, table)
-    if decoded.winning_known:
-        hand = dict(decoded.hand)
-        scored = _ScoredHand(hand, score_reading(hand, ctx, rules, table), decoded.best)
-        return _with_named_winner(scored, winning, ctx, rules, table)
-    if winning is not None and winning in decoded.hand["concealed"]:
-        hand = {**decoded.hand, "winning_tile": winning}
-        return _ScoredHand(hand, score_reading(hand, ctx, rules, table), decoded.best,
-                           warnings=[f"the photo does not show which tile won; scored with {winning}, as "
-                                     "--winning-tile says"])
-    hand, report, alternatives = choose_winning_tile(dict(decoded.hand), ctx, rules, table)
-    scored = _ScoredHand(hand, report, decoded.best, winning_alternatives=alternatives)
-    return _with_named_winner(scored, winning, ctx, rules, table)
-
-
-def _with_named_winner(scored: _ScoredHand, winning: str | None, ctx: dict[str, Any], rules: Any,
-                       table: Any) -> _ScoredHand:
-    """``scored`` with the winning tile the player named, where it differs from the hand's and the
-    hand holds it (the player saw the win; the photo may show the tile lying in the wrong place, or
-    read it wrong); a warning either way."""
-    shown = scored.hand["winning_tile"]
-    if winning is None or winning == shown:
-        return scored
-    if winning not in scored.hand["concealed"]:
-        return replace(scored, warnings=[*scored.warnings, f"--winning-tile {winning} not used: the hand as "
-                                         f"read holds no {winning}"])
-    hand = {**scored.hand, "winning_tile": winning}
-    report = score_reading(hand, ctx, rules, table)
-    return replace(scored, hand=hand, report=report, winning_alternatives=None,
-                   warnings=[*scored.warnings, f"the photo shows {shown} as the winning tile; scored with "
-                             f"{winning}, as --winning-tile says"])
-
-
 def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = None, table: Any = None,
                   context: Any = None, infer_unseen: bool = False, optional: Collection[int] = (),
-                  named: NamedTiles = NOTHING_NAMED, last_resort: bool = False) -> PhotoResult:
+                  named: NamedTiles = NOTHING_NAMED, last_resort: bool = False,
+                  budget: Budget | None = None) -> PhotoResult:
     """Layout, legal decoding, scoring and the confidence report for tile readings (no models).
 
     ``infer_unseen`` reads a hand one tile short with that tile inferred (``decode_hand``): right for a
@@ -421,16 +325,18 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
     unless the hand is a tile short without them (:func:`_read_with_spares`); ``last_resort`` also
     takes spares that read only with a tile inferred, for a photo that reads no other way. ``named``
     holds what the player names that no photo shows (``--kong-face``, ``--winning-tile``;
-    :func:`_score_decoded`).
+    ``vision.scored_hand.score_decoded``). ``budget``: what every decoding of the hand spends
+    (``vision.budget``; None: each search its own ``vision.decode.SEARCH_BUDGET`` readings and no
+    deadline).
     Raises InputError for photos that cannot be a hand (no tiles, two hands, not a winning hand).
     """
     spares = [i for i, reading in enumerate(readings) if reading.detection.spare]
     if spares:
         return _read_with_spares(readings, spares, image=image, rules=rules, table=table,
                                  context=context, infer_unseen=infer_unseen, optional=optional,
-                                 named=named, last_resort=last_resort)
+                                 named=named, last_resort=last_resort, budget=budget)
     try:
-        return _read_hand(readings, image, rules, table, context, infer_unseen, named)
+        return _read_hand(readings, image, rules, table, context, infer_unseen, named, budget)
     except InputError as error:
         if not optional:
             raise
@@ -438,7 +344,7 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
     faint = set(optional)
     sure = [reading for index, reading in enumerate(readings) if index not in faint]
     try:
-        result = _read_hand(sure, image, rules, table, context, infer_unseen, named)
+        result = _read_hand(sure, image, rules, table, context, infer_unseen, named, budget)
     except InputError:
         raise first_error from None
     dropped = len(readings) - len(sure)
@@ -465,7 +371,8 @@ def _overlapping_spares_win(result: PhotoResult, added: list[TileReading], base:
 
 def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: str, rules: Any,
                       table: Any, context: Any, infer_unseen: bool, optional: Collection[int],
-                      named: NamedTiles = NOTHING_NAMED, last_resort: bool = False) -> PhotoResult:
+                      named: NamedTiles = NOTHING_NAMED, last_resort: bool = False,
+                      budget: Budget | None = None) -> PhotoResult:
     """Read the hand without the spare detections; if it is then short (it fails, or needs a tile
     inferred unseen), read it again with each spare in turn, strongest first, then with two of them
     (a winning tile lying flat in front of a row and a set's tile behind it are often both weak),
@@ -481,7 +388,7 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
     def read_base(tiles: list[TileReading]) -> PhotoResult:
         """``tiles``: ``base``, perhaps with spares added after it (the faint indices stay valid)."""
         return read_readings(tiles, image=image, rules=rules, table=table, context=context,
-                             infer_unseen=infer_unseen, optional=base_optional, named=named)
+                             infer_unseen=infer_unseen, optional=base_optional, named=named, budget=budget)
 
     first: PhotoResult | None = None
     first_error: InputError | None = None
@@ -534,9 +441,10 @@ def _winning_tile_read_as_named(readings: list[TileReading], decoded: Decoded, w
     holds no such tile: the shown tile is then a misread of it (a winning 3m lying across read 5s,
     the decoder making some other legal hand of the rest). If the hand does hold the named tile,
     the layout may have taken the wrong tile for the winner (a flower lying apart, read 2z), and the
-    named tile is made the winner where it stands (``_with_named_winner``). A hand that does not
-    read at all is left to the second looks (render 900120 reads right only through them). If the
-    hand makes no legal reading with the shown tile as its named winner, the first decoding stays."""
+    named tile is made the winner where it stands (``vision.scored_hand.with_named_winner``). A
+    hand that does not read at all is left to the second looks (render 900120 reads right only
+    through them). If the hand makes no legal reading with the shown tile as its named winner, the
+    first decoding stays."""
     shown = decoded[1].winning_index if decoded[1].winning_known else None
     if shown is None or winning in decoded[1].hand["concealed"]:
         return readings, decoded, []
@@ -554,13 +462,14 @@ def _winning_tile_read_as_named(readings: list[TileReading], decoded: Decoded, w
 
 
 def _read_hand(readings: list[TileReading], image: str, rules: Any, table: Any, context: Any,
-               infer_unseen: bool, named: NamedTiles = NOTHING_NAMED) -> PhotoResult:
+               infer_unseen: bool, named: NamedTiles = NOTHING_NAMED,
+               budget: Budget | None = None) -> PhotoResult:
     rules = resolve_ruleset(rules, table)
     ctx = _context_dict(context)
     started = time.perf_counter()
 
     def decode(tiles: list[TileReading]) -> Decoded:
-        return _decode_best_layout(tiles, rules, table, ctx, infer_unseen, named)
+        return _decode_best_layout(tiles, rules, table, ctx, infer_unseen, named, budget)
 
     named_warnings: list[str] = []
     if named.fixes:
@@ -575,7 +484,7 @@ def _read_hand(readings: list[TileReading], image: str, rules: Any, table: Any, 
     result.layout = layout
     result.decoded = decoded
     result.timings["decode"] = time.perf_counter() - started
-    scored = _score_decoded(decoded, ctx, rules, table, named)
+    scored = score_decoded(decoded, ctx, rules, table, named)
     result.hand = {**scored.hand, "context": ctx}
     result.score = scored.report
     flowers_left_out = maybe_flowers(readings, layout)
@@ -611,9 +520,11 @@ def _read_hand(readings: list[TileReading], image: str, rules: Any, table: Any, 
 class PhotoPipeline:
     """The models plus the resolution policy. Models load on first use (the CLI may fail earlier)."""
 
-    def __init__(self, detector: Any = None, classifier: Any = None) -> None:
+    def __init__(self, detector: Any = None, classifier: Any = None,
+                 photo_budget: BudgetLimits = PHOTO_BUDGET) -> None:
         self._detector = detector
         self._classifier = classifier
+        self.photo_budget = photo_budget  # each photo's readings and seconds (``vision.budget``)
 
     @property
     def detector(self) -> Any:
@@ -744,39 +655,47 @@ class PhotoPipeline:
         photo whose hand does not read is looked at again, finer (:meth:`_read_finer`), and if no look
         reads, the first look is read once more taking weak detections that make the hand only with a
         tile inferred (``last_resort`` of :func:`read_readings`), its score called unsure.
-        ``named``: what the player names that no photo shows (``vision.named_tiles``)."""
-        with search_budget(PHOTO_SEARCH_BUDGET):
-            return self._read_photo(path, rules=rules, table=table, context=context, named=named)
+        ``named``: what the player names that no photo shows (``vision.named_tiles``).
 
-    def _read_photo(self, path: str | Path, *, rules: Any, table: Any, context: Any,
-                    named: NamedTiles) -> PhotoResult:
+        The whole photo has one budget (``photo_budget``, ``vision.budget.PHOTO_BUDGET``): readings
+        over all its searches, and a deadline; its first look alone gets part of the readings, which
+        leaves the rest for the finer looks. Past the deadline the looks left are skipped and the photo is
+        refused, saying so."""
+        budget = Budget(self.photo_budget)
         started = time.perf_counter()
         source = PhotoSource(path)
         timings: dict[str, float] = {}
         readings, classify, read_flowers = self._read_tiles(source, timings)
         try:
-            with search_budget(LOOK_SEARCH_BUDGET):  # the rest is kept for the finer looks
-                result = self._read_hand(readings, classify, image=str(path), rules=rules, table=table,
-                                         context=context, read_flowers=read_flowers, named=named)
+            result = self._read_hand(readings, classify, image=str(path), rules=rules, table=table,
+                                     context=context, read_flowers=read_flowers, named=named,
+                                     budget=budget.part(LOOK_SEARCH_BUDGET))
         except InputError as error:
             result = self._read_finer(source, image=str(path), rules=rules, table=table, context=context,
-                                      named=named)
+                                      named=named, budget=budget)
             if result is None:
                 result = self._read_last_resort(readings, classify, image=str(path), rules=rules, table=table,
-                                                context=context, read_flowers=read_flowers, named=named)
+                                                context=context, read_flowers=read_flowers, named=named,
+                                                budget=budget)
             if result is None:
-                failure = PhotoReadError(str(error), readings, getattr(error, "fixes", ()))
+                reason = str(error)
+                if budget.expired() and not reason.startswith(time_limit_reason(budget)):
+                    reason = (f"{time_limit_reason(budget)}; the looks left were skipped; the first look: "
+                              f"{reason}")
+                failure = PhotoReadError(reason, readings, getattr(error, "fixes", ()))
                 failure.timings = {**timings, "total": time.perf_counter() - started}
                 raise failure from None
         result.timings = {**timings, **result.timings, "total": time.perf_counter() - started}
         return result
 
     def _read_finer(self, source: PhotoSource, *, image: str, rules: Any, table: Any, context: Any,
-                    named: NamedTiles = NOTHING_NAMED) -> PhotoResult | None:
+                    named: NamedTiles, budget: Budget) -> PhotoResult | None:
         """The hand read from the detector's finer looks (:data:`FINER_DETECTOR_SIZES`), the first
-        that reads, its score called unsure; None if none does. The photo's own failure stays the
-        one reported."""
+        that reads, its score called unsure; None if none does, or once ``budget``'s deadline has
+        passed. The photo's own failure stays the one reported."""
         for size in FINER_DETECTOR_SIZES:
+            if budget.expired():
+                return None
             timings: dict[str, float] = {}
             try:
                 # A hand far off in a big photo is seen finer from its closer look (on a photo that
@@ -786,7 +705,7 @@ class PhotoPipeline:
                     finer=size / self._network_side())
                 result = self._read_hand(readings, classify, image=image, rules=rules, table=table,
                                          context=context, read_flowers=read_flowers, named=named,
-                                         cut_merged=False)
+                                         cut_merged=False, budget=budget)
             except InputError:
                 continue
             result.timings = {**{f"finer_{key}": value for key, value in timings.items()},
@@ -801,14 +720,17 @@ class PhotoPipeline:
 
     def _read_last_resort(self, readings: list[TileReading], classify: Classify, *, image: str, rules: Any,
                           table: Any, context: Any, read_flowers: ReadFlowers | None,
-                          named: NamedTiles) -> PhotoResult | None:
+                          named: NamedTiles, budget: Budget) -> PhotoResult | None:
         """The first look read with weak detections kept even where the hand then needs a tile
-        inferred, its score called unsure; None if it still does not read. Tried only after every
-        look failed: taken earlier, such a guess would stand in for a finer look's whole reading."""
+        inferred, its score called unsure; None if it still does not read, or ``budget``'s deadline
+        has passed. Tried only after every look failed: taken earlier, such a guess would stand in
+        for a finer look's whole reading."""
+        if budget.expired():
+            return None
         try:
             result = self._read_hand(readings, classify, image=image, rules=rules, table=table,
                                      context=context, read_flowers=read_flowers, named=named,
-                                     last_resort=True, cut_merged=False)
+                                     last_resort=True, cut_merged=False, budget=budget)
         except InputError:
             return None
         if result.report is not None:
@@ -817,24 +739,26 @@ class PhotoPipeline:
 
     def read_image(self, image_bgr: np.ndarray, *, name: str = "<image>", rules: Any = None,
                    table: Any = None, context: Any = None) -> PhotoResult:
-        """Read an in-memory upright BGR image (a camera frame) into a scored hand."""
+        """Read an in-memory upright BGR image (a camera frame) into a scored hand, within a frame's
+        budget (``vision.budget.FRAME_BUDGET``: a frame that holds no hand must not stall the camera)."""
+        budget = Budget(FRAME_BUDGET)
         readings, classify, read_flowers = self._read_tiles(image_bgr)
-        with search_budget(LOOK_SEARCH_BUDGET):  # a frame that holds no hand must not stall the camera
-            return self._read_hand(readings, classify, image=name, rules=rules, table=table, context=context,
-                                   read_flowers=read_flowers)
+        return self._read_hand(readings, classify, image=name, rules=rules, table=table, context=context,
+                               read_flowers=read_flowers, budget=budget)
 
     def _read_hand(self, readings: list[TileReading], classify: Classify, *, image: str, rules: Any,
                    table: Any, context: Any, read_flowers: ReadFlowers | None = None,
                    named: NamedTiles = NOTHING_NAMED, last_resort: bool = False,
-                   cut_merged: bool = True) -> PhotoResult:
+                   cut_merged: bool = True, budget: Budget | None = None) -> PhotoResult:
         """The hand read with the second looks (``vision.second_looks.read_with_second_looks``), then,
         when it reads, once more with the flower model's (``read_flowers``) looks at tiles left out
         beside it and at two flowers found as one outline (``read_flowers_again``). ``last_resort``:
-        see :func:`read_readings`; ``cut_merged``: see ``read_with_second_looks``."""
+        see :func:`read_readings`; ``cut_merged``: see ``read_with_second_looks``; ``budget``: what
+        every reading of the hand spends."""
         def read(tiles: list[TileReading]) -> PhotoResult:
             return read_readings(tiles, image=image, rules=rules, table=table, context=context,
                                  infer_unseen=True, optional=self.faint_tiles(tiles), named=named,
-                                 last_resort=last_resort)
+                                 last_resort=last_resort, budget=budget)
 
         result = read_with_second_looks(readings, classify, read, cut_merged=cut_merged)
         if read_flowers is None:

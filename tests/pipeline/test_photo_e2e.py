@@ -19,6 +19,7 @@ import pytest
 from shared_data import REASON as SHARED_DATA
 
 from scoring.errors import InputError
+from vision.budget import NO_DEADLINE
 from vision.cli import main
 from vision.dataset.manifest import read_manifest
 from vision.dataset.paths import shared_data_dir
@@ -41,7 +42,7 @@ FLOORS = {"samples": (0.70, 0.55), "real": (0.75, 0.70)}
 def pipeline():
     from vision.pipeline import PhotoPipeline
 
-    return PhotoPipeline()
+    return PhotoPipeline(photo_budget=NO_DEADLINE)
 
 
 def _tile_rates(pipeline, records, base):

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from vision.budget import NO_DEADLINE
 from vision.confidence import SCORE_NOT_SURE, SCORE_SURE
 from vision.models import models_dir
 from vision.overlay import banner
@@ -23,7 +24,7 @@ CONTEXT = {"seat_wind": "1z", "round_wind": "2z", "dealer": True, "dealer_streak
 def pipeline():
     from vision.pipeline import PhotoPipeline
 
-    return PhotoPipeline()
+    return PhotoPipeline(photo_budget=NO_DEADLINE)
 
 
 def _statements(result) -> tuple[str, str, str]:

@@ -9,6 +9,7 @@ from hand_scenes import lay_out
 from heldout_renders import held_out_render
 
 import vision.pipeline as pipeline_module
+from vision.budget import NO_DEADLINE
 from vision.evaluation.hands import match_labels, same_hand
 from vision.imageio import PhotoSource
 from vision.live.reading import PipelineHandReader
@@ -94,7 +95,7 @@ def test_a_held_out_render_whose_4z_the_detector_turned_reads_exactly(tmp_path, 
     path, record = held_out_render(910059, tmp_path)
     context = dict(record.hand.get("context", {}))
     labels = [tuple(t.box) for t in record.tiles]
-    pipeline = PhotoPipeline()
+    pipeline = PhotoPipeline(photo_budget=NO_DEADLINE)
 
     def flagged_standing(readings: list[TileReading]) -> list[str]:
         found = match_labels(labels, [r.detection.box for r in readings])

@@ -60,7 +60,7 @@ class PipelineHandReader:
         tile count that makes no hand mended; a tile flagged sideways in error stood again,
         ``vision.upright_faces``), and flowers the layout left out or found two as one are read
         again by the flower model (``read_flowers_again``)."""
-        from vision.decode import LOOK_SEARCH_BUDGET, search_budget
+        from vision.budget import FRAME_BUDGET, Budget
         from vision.pipeline import PhotoResult, read_readings
         from vision.second_looks import read_flowers_again, read_with_second_looks
         from vision.upright_faces import with_false_turns_undone
@@ -69,18 +69,18 @@ class PipelineHandReader:
             faint = ([i for i, r in enumerate(tiles) if r.detection.score < self.faint_below]
                      if self.faint_below is not None else [])
             return read_readings(tiles, image=self.source_name, rules=self.ruleset, table=self.table,
-                                 context=self.context, optional=faint, named=self.named)
+                                 context=self.context, optional=faint, named=self.named, budget=budget)
 
+        budget = Budget(FRAME_BUDGET)  # a frame that holds no hand must not stall the camera
         if classify is not None:
             readings = with_false_turns_undone(readings, classify)
-        with search_budget(LOOK_SEARCH_BUDGET):  # a frame that holds no hand must not stall the camera
-            try:
-                result = (read(readings) if classify is None
-                          else read_with_second_looks(readings, classify, read))
-            except InputError as error:
-                return HandOutcome(complete=False, document={}, signature="", reason=str(error))
-            if read_flowers is not None:
-                result = read_flowers_again(result, classify, read_flowers, read)
+        try:
+            result = (read(readings) if classify is None
+                      else read_with_second_looks(readings, classify, read))
+        except InputError as error:
+            return HandOutcome(complete=False, document={}, signature="", reason=str(error))
+        if read_flowers is not None:
+            result = read_flowers_again(result, classify, read_flowers, read)
         document = result.to_json()
         return HandOutcome(
             complete=True, document=document, signature=outcome_signature(document), result=result
