@@ -29,7 +29,7 @@ from vision.models.classifier import (
     crop_detection,
     preprocess_crops,
 )
-from vision.outline_views import turned_quad
+from vision.repairs.outline_views import turned_quad
 from vision.types import Detection
 
 needs_crops = needs_shared_data("crops-labelled")

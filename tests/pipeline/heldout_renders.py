@@ -10,7 +10,7 @@ import cv2
 import numpy as np
 from shared_data import require_shared_data
 
-from vision.budget import NO_DEADLINE
+from vision.decode.budget import NO_DEADLINE
 from vision.pipeline import PhotoPipeline, PhotoResult
 from vision.synth.scene import SceneConfig, render_scene
 

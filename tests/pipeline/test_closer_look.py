@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from heldout_renders import held_out_render
 
-from vision.budget import NO_DEADLINE
-from vision.closer_look import MAX_INPUT, SMALL_TILE, TARGET_TILE, closer_look, detect_closer
+from vision.decode.budget import NO_DEADLINE
 from vision.evaluation.hands import same_hand
 from vision.imageio import ArraySource, PhotoSource, RegionSource
 from vision.photo_benchmark import far_off
 from vision.pipeline import DETECT_SIDE, FINER_LOOK_WARNING, PhotoPipeline
+from vision.repairs.closer_look import MAX_INPUT, SMALL_TILE, TARGET_TILE, closer_look, detect_closer
 from vision.types import Detection
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"

@@ -7,12 +7,12 @@ from hand_scenes import LONG, SHORT, SceneTile, lay_out
 
 from scoring import hand_from_json, score_hand
 from scoring.errors import InputError
-from vision.budget import Budget, BudgetLimits
 from vision.decode import decode_hand
+from vision.decode.budget import Budget, BudgetLimits
 from vision.evaluation.hands import same_hand
-from vision.hidden_kong import hidden_kong_melds
 from vision.layout import layout_tiles
 from vision.pipeline import read_readings
+from vision.repairs.hidden_kong import hidden_kong_melds
 from vision.types import GroupRole
 
 CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]

@@ -8,9 +8,9 @@ import pytest
 from heldout_renders import held_out_render
 from shared_data import REASON as SHARED_DATA
 
-import vision.pipeline as pipeline_module
-from vision.budget import NO_DEADLINE, PHOTO_SEARCH_BUDGET, BudgetLimits
+import vision.pipeline.photo as pipeline_module
 from vision.dataset.manifest import read_manifest
+from vision.decode.budget import NO_DEADLINE, PHOTO_SEARCH_BUDGET, BudgetLimits
 from vision.evaluation.hands import match_labels, resolve_image, same_hand
 from vision.imageio import PhotoSource
 from vision.models.detector import TileDetector

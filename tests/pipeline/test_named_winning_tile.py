@@ -67,7 +67,7 @@ def test_the_cli_scores_a_render_whose_winning_tile_is_unseen_with_the_one_the_p
     """Held-out render 950058 (``--render 100 --seed 950000``): the winning 5m lies flat against the
     row's foot, across two standing tiles, and the detector does not see it; the hand is read a tile
     short, and 2m or 5m completes it. (900173, here until the twenty-sixth session, now reads its
-    winning tile: ``vision.front_tile``.)"""
+    winning tile: ``vision.repairs.front_tile``.)"""
     import json
 
     from heldout_renders import held_out_render

@@ -19,10 +19,10 @@ import pytest
 from shared_data import REASON as SHARED_DATA
 
 from scoring.errors import InputError
-from vision.budget import NO_DEADLINE
 from vision.cli import main
 from vision.dataset.manifest import read_manifest
 from vision.dataset.paths import shared_data_dir
+from vision.decode.budget import NO_DEADLINE
 from vision.evaluation.hands import match_labels, resolve_image
 from vision.models import models_dir
 
@@ -175,7 +175,7 @@ def test_samples_the_models_read_whole_are_read_exactly(pipeline, name):
 
 def test_standing_row_sample_reads_with_its_4s_halves_joined(pipeline):
     """Its three standing 4s are found as six overlapping halves read 2s; taken so the hand needed two
-    corrections and left its 8m pung out. Joined (``vision.standing_halves``) it reads as seen."""
+    corrections and left its 8m pung out. Joined (``vision.repairs.standing_halves``) it reads as seen."""
     result = pipeline.read_photo(SAMPLES / "hand-standing-row.jpg")
     assert not result.decoded.changes
     assert any("joined and read 4s 4s 4s" in warning for warning in result.warnings)

@@ -1,4 +1,4 @@
-"""A sideways tile's second cut is the face its box holds across the row (vision.sideways_cut)."""
+"""A sideways tile's second cut is the face its box holds across the row (vision.repairs.sideways_cut)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from heldout_renders import held_out_render
 
-from vision.budget import NO_DEADLINE
+from vision.decode.budget import NO_DEADLINE
 from vision.evaluation.hands import match_labels, same_hand
-from vision.outline_views import second_outlines, turned_quad
 from vision.pipeline import PhotoPipeline
-from vision.sideways_cut import box_face_across, second_cuts
+from vision.repairs.outline_views import second_outlines, turned_quad
+from vision.repairs.sideways_cut import box_face_across, second_cuts
 from vision.types import Detection
 
 

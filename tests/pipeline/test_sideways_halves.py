@@ -12,14 +12,14 @@ from heldout_renders import read_held_out_render
 from shared_data import require_shared_data
 
 from scoring.errors import InputError
-from vision.budget import NO_DEADLINE
+from vision.decode.budget import NO_DEADLINE
+from vision.decode.unseen import TileCountError, unseen_tiles
 from vision.evaluation.hands import same_hand
 from vision.live.reading import PipelineHandReader
 from vision.pipeline import PhotoPipeline, read_readings
-from vision.sideways_halves import half_pairs, joined_halves
+from vision.repairs.sideways_halves import half_pairs, joined_halves
 from vision.synth.scene import SceneConfig, render_scene
 from vision.types import Detection, TileReading
-from vision.unseen import TileCountError, unseen_tiles
 
 CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
 MELDS = [("pung", ["5z", "5z", "5z"], False), ("kong", ["9p"] * 4, True)]

@@ -7,13 +7,13 @@ import pytest
 from hand_scenes import lay_out
 from heldout_renders import held_out_render
 
-from vision.budget import NO_DEADLINE
+from vision.decode.budget import NO_DEADLINE
 from vision.evaluation.hands import match_labels, same_hand
 from vision.imageio import PhotoSource
 from vision.layout import layout_tiles
 from vision.live.reading import PipelineHandReader
 from vision.pipeline import PhotoPipeline
-from vision.turned_faces import turned_a_quarter, with_sideways_found
+from vision.repairs.turned_faces import turned_a_quarter, with_sideways_found
 from vision.types import Detection, TileReading
 
 CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]

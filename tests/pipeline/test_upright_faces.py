@@ -8,15 +8,15 @@ import numpy as np
 from hand_scenes import lay_out
 from heldout_renders import held_out_render
 
-import vision.pipeline as pipeline_module
-from vision.budget import NO_DEADLINE
+import vision.pipeline.photo as pipeline_module
+from vision.decode.budget import NO_DEADLINE
 from vision.evaluation.hands import match_labels, same_hand
 from vision.imageio import PhotoSource
 from vision.live.reading import PipelineHandReader
 from vision.pipeline import PhotoPipeline, PhotoReadError
-from vision.turned_faces import turned_a_quarter
+from vision.repairs.turned_faces import turned_a_quarter
+from vision.repairs.upright_faces import SURE_UPRIGHT, UNSURE_AS_FLAGGED, with_false_turns_undone
 from vision.types import Detection, TileReading
-from vision.upright_faces import SURE_UPRIGHT, UNSURE_AS_FLAGGED, with_false_turns_undone
 
 CONCEALED = ["1m", "2m", "3m", "4p", "4p", "4p", "6s", "7s", "8s", "9m", "9m", "9m", "2z"]
 MELDS = [("pung", ["5z", "5z", "5z"], False)]

@@ -14,8 +14,8 @@ from typing import Any
 from scoring.errors import InputError
 from vision.live.engine import HandOutcome
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
-from vision.stray_flowers import ReadFlowers
-from vision.turned_faces import Classify
+from vision.repairs.stray_flowers import ReadFlowers
+from vision.repairs.turned_faces import Classify
 from vision.types import TileReading
 
 
@@ -60,10 +60,10 @@ class PipelineHandReader:
         tile count that makes no hand mended; a tile flagged sideways in error stood again,
         ``vision.upright_faces``), and flowers the layout left out or found two as one are read
         again by the flower model (``read_flowers_again``)."""
-        from vision.budget import FRAME_BUDGET, Budget
+        from vision.decode.budget import FRAME_BUDGET, Budget
         from vision.pipeline import PhotoResult, read_readings
-        from vision.second_looks import read_flowers_again, read_with_second_looks
-        from vision.upright_faces import with_false_turns_undone
+        from vision.repairs.second_looks import read_flowers_again, read_with_second_looks
+        from vision.repairs.upright_faces import with_false_turns_undone
 
         def read(tiles: list[TileReading]) -> PhotoResult:
             faint = ([i for i, r in enumerate(tiles) if r.detection.score < self.faint_below]

@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.sideways_cut import second_cuts
+from vision.repairs.sideways_cut import second_cuts
 
 SIZES: tuple[tuple[int, int], ...] = ((1280, 960), (4032, 3024))
 TARGET_MS_1280 = 100.0

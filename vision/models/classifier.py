@@ -54,7 +54,7 @@ from vision.models.flowers import (
     split_flower_mass,
     trusted_rows,
 )
-from vision.outline_views import Quad
+from vision.repairs.outline_views import Quad
 from vision.types import Detection, TileReading
 
 DEFAULT_MODEL_NAME = "classifier.onnx"

@@ -31,7 +31,7 @@ import numpy as np
 
 from scoring.errors import InputError
 from vision.models import create_session, resolve_model_path
-from vision.row_completion import WEAK_SCORE, extend_rows, spare_tiles
+from vision.repairs.row_completion import WEAK_SCORE, extend_rows, spare_tiles
 from vision.types import Detection
 
 DEFAULT_MODEL_NAME = "detector.onnx"

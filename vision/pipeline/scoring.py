@@ -7,20 +7,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from vision.confidence import (
-    ScoredAlternative,
-    choose_unseen_tile,
-    choose_winning_tile,
-    score_reading,
-)
 from vision.decode import HandReading, LegalReading
-from vision.hidden_kong import (
+from vision.named_tiles import NOTHING_NAMED, NamedTiles
+from vision.repairs.hidden_kong import (
     choose_hidden_kong_faces,
     give_kong_faces,
     hidden_kong_melds,
     hidden_kong_warning,
 )
-from vision.named_tiles import NOTHING_NAMED, NamedTiles
+from vision.report.confidence import (
+    ScoredAlternative,
+    choose_unseen_tile,
+    choose_winning_tile,
+    score_reading,
+)
 
 
 @dataclass
@@ -41,7 +41,7 @@ def score_decoded(decoded: HandReading, ctx: dict[str, Any], rules: Any, table: 
                    named: NamedTiles = NOTHING_NAMED) -> ScoredHand:
     """Score the decoded hand; a tile the photo leaves to guess (unseen, or the winning tile not shown)
     is scored for every choice, since the report must say what the guess is worth, and so is every
-    face a concealed kong of four backs may hide (``vision.hidden_kong``), unless the player named
+    face a concealed kong of four backs may hide (``vision.repairs.hidden_kong``), unless the player named
     it (``named``: ``--winning-tile``, ``--kong-face``; ``vision.named_tiles``)."""
     scored = score_guesses(decoded, ctx, rules, table, named.winning_tile)
     hidden = hidden_kong_melds(decoded.best)
