@@ -158,6 +158,8 @@ def test_a_search_stops_at_its_budgets_deadline():
     with pytest.raises(InputError, match=r"time limit \(0.003 s\); the layouts and looks left were not"):
         decode_hand(readings, layout, budget=budget)
     assert budget.readings_left == 600_000 - 512
+    assert budget.seconds_left() <= 0
+    assert Budget(BudgetLimits(600_000)).seconds_left() is None
 
 
 def test_pipeline_scores_the_decoded_hand_like_the_scorer_scores_the_truth():

@@ -74,6 +74,10 @@ class Budget:
         for budget in self.chain():
             budget.readings_left -= readings
 
+    def seconds_left(self) -> float | None:
+        """Seconds until the deadline (at most 0 once it has passed), or None without one."""
+        return None if self.deadline is None else self.deadline - self._clock()
+
     def expired(self) -> bool:
         """Whether the deadline has passed."""
         return self.deadline is not None and self._clock() >= self.deadline

@@ -231,13 +231,14 @@ class PhotoPipeline:
         source = PhotoSource(path)
         timings: dict[str, float] = {}
         readings, classify, read_flowers = self._read_tiles(source, timings)
+        look_seconds = time.perf_counter() - started  # what one look's models take on this machine
         try:
             result = self._read_hand(readings, classify, image=str(path), rules=rules, table=table,
                                      context=context, read_flowers=read_flowers, named=named,
                                      budget=budget.part(LOOK_SEARCH_BUDGET))
         except InputError as error:
             result = self._read_finer(source, image=str(path), rules=rules, table=table, context=context,
-                                      named=named, budget=budget)
+                                      named=named, budget=budget, look_seconds=look_seconds)
             if result is None:
                 result = self._read_last_resort(readings, classify, image=str(path), rules=rules, table=table,
                                                 context=context, read_flowers=read_flowers, named=named,
@@ -254,12 +255,14 @@ class PhotoPipeline:
         return result
 
     def _read_finer(self, source: PhotoSource, *, image: str, rules: Any, table: Any, context: Any,
-                    named: NamedTiles, budget: Budget) -> PhotoResult | None:
+                    named: NamedTiles, budget: Budget, look_seconds: float = 0.0) -> PhotoResult | None:
         """The hand read from the detector's finer looks (:data:`FINER_DETECTOR_SIZES`), the first
-        that reads, its score called unsure; None if none does, or once ``budget``'s deadline has
-        passed. The photo's own failure stays the one reported."""
+        that reads, its score called unsure; None if none does. A look is not begun once less of
+        ``budget``'s time is left than the first look's models took (``look_seconds``): it would
+        end past the deadline, its hand unread. The photo's own failure stays the one reported."""
         for size in FINER_DETECTOR_SIZES:
-            if budget.expired():
+            left = budget.seconds_left()
+            if left is not None and left < look_seconds:
                 return None
             timings: dict[str, float] = {}
             try:
