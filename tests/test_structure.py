@@ -18,8 +18,6 @@ PACKAGES = ("scoring", "vision")
 MAX_LINES = 400
 #: Modules over MAX_LINES today, each with its line count as a ceiling (see the module docstring).
 OVERSIZED = {
-    "vision/pipeline.py": 861,
-    "vision/decode.py": 651,
     "vision/training/classifier_data.py": 608,
     "vision/evaluation/hands.py": 569,
     "vision/training/detector.py": 588,
@@ -109,7 +107,7 @@ def test_the_graph_sees_imports_at_every_level() -> None:
     graph = _graph()
     assert "scoring.patterns.registry" in graph["scoring.patterns.honours"]  # module level
     assert "vision.synth.occluders" in graph["vision.synth.clutter"]  # ``from package import module``
-    assert "scoring" in graph["vision.decode"]  # inside a function
+    assert "scoring" in graph["vision.decode.hand"]  # inside a function
     assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert _circles({"a": {"b"}, "b": set()}) == []
 

@@ -288,7 +288,7 @@ class ArraySource:
 
 class RegionSource:
     """A window of another source (:class:`PhotoSource`, :class:`ArraySource`), offered like it: the
-    closer look at a hand far off in a big photo (``vision.closer_look``).
+    closer look at a hand far off in a big photo (``vision.repairs.closer_look``).
 
     Coordinates handed out are full-resolution pixels of the window; ``offset`` (its top-left corner
     in the photo's full-resolution pixels) places them in the photo.

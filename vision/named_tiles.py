@@ -5,7 +5,7 @@ Why: some of a hand cannot be read from any photo. A concealed kong lying as fou
 face, and a player who lays the winning tile in the row with the others (or whose winning tile
 the detector did not see turned) leaves taicam to guess which tile won. Both change totals, and the
 player knows both. Without them taicam scores every choice and reports the lowest total
-(``vision.hidden_kong``, ``vision.confidence.choose_winning_tile``); named, the hand is scored
+(``vision.repairs.hidden_kong``, ``vision.report.confidence.choose_winning_tile``); named, the hand is scored
 as the player says, like the seat and round the flags give. A named tile the hand as read cannot
 hold is reported unused rather than forced onto the hand.
 """

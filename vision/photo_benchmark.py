@@ -4,7 +4,7 @@ Targets (issue 5): median under 200 ms for a 1280x960 photo and under 600 ms for
 memory under 500 MB. The photo is a bundled sample; the 4032x3024 one is that sample scaled up and
 written as a phone-like JPEG, so decoding cost is real. A third, "4032x3024 far", has the sample at
 half that size in the middle of the frame (a photo of the whole table), which the pipeline reads
-from a closer look (``vision.closer_look``): what that second detection costs. Latency is measured
+from a closer look (``vision.repairs.closer_look``): what that second detection costs. Latency is measured
 warm (models loaded, one untimed run first), from the file path to the scored report, as ``taicam
 photo`` does it. Peak memory is the peak resident set of a fresh process that loads the models and
 reads the photo (``ru_maxrss``), so it includes the interpreter, onnxruntime and the models.

@@ -32,7 +32,7 @@ def _annotate_path(target: Path, image: Path, many: bool) -> Path:
 
 def _annotate(target: Path, image: Path, many: bool, result: Any) -> None:
     from vision.imageio import PhotoSource
-    from vision.overlay import OUTPUT_SIDE, annotate, write_image
+    from vision.report.overlay import OUTPUT_SIDE, annotate, write_image
 
     # Decoded straight at the drawing's size (a phone photo need not be decoded whole to be drawn small).
     picture, scale = PhotoSource(image).image(OUTPUT_SIDE)

@@ -27,7 +27,7 @@ class Detection:
     ``rotated`` means the tile lies sideways relative to its neighbours (a winning or claimed
     tile); ``face_down`` means its back is up (concealed kong). ``spare`` marks a weak detection
     beside the tiles that is read only if the hand is a tile short without it
-    (``vision.row_completion.spare_tiles``).
+    (``vision.repairs.row_completion.spare_tiles``).
     """
 
     box: tuple[float, float, float, float]

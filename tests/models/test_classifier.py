@@ -24,7 +24,7 @@ from vision.dataset.paths import REPO_ROOT
 from vision.models import MODELS_DIR
 from vision.models.classifier import TURNED_VIEW_MARGIN, TileClassifier
 from vision.models.crops import InputSize, crop_detection, preprocess_crops
-from vision.outline_views import turned_quad
+from vision.repairs.outline_views import turned_quad
 from vision.types import Detection
 
 needs_crops = needs_shared_data("crops-labelled")

@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 from shared_data import require_shared_data
 
+from vision.decode.budget import NO_DEADLINE
 from vision.pipeline import PhotoPipeline, PhotoResult
 from vision.synth.scene import SceneConfig, render_scene
 
@@ -28,5 +29,5 @@ def read_held_out_render(seed: int, folder: Path, pipeline: PhotoPipeline | None
                          ) -> tuple[PhotoResult, Any]:
     """The pipeline's reading of held-out render ``seed`` (with its table context), and its record."""
     path, record = held_out_render(seed, folder)
-    pipeline = pipeline or PhotoPipeline()
+    pipeline = pipeline or PhotoPipeline(photo_budget=NO_DEADLINE)
     return pipeline.read_photo(path, context=dict(record.hand.get("context", {}))), record

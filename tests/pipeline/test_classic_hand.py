@@ -13,11 +13,11 @@ import pytest
 from scoring.errors import InputError
 from vision.cli import main
 from vision.decode import expected_standing_tiles, hand_size_of
+from vision.decode.unseen import unseen_tiles
 from vision.evaluation.hands import OVERHEAD
 from vision.models import models_dir
 from vision.synth.scene import SceneConfig, render_scene
 from vision.types import GroupRole, Layout, TileGroup
-from vision.unseen import unseen_tiles
 
 MODELS = ("detector.onnx", "classifier.onnx", "classifier.labels.json")
 missing = [name for name in MODELS if not (models_dir() / name).is_file()]

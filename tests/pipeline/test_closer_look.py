@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 from heldout_renders import held_out_render
 
-from vision.closer_look import MAX_INPUT, SMALL_TILE, TARGET_TILE, closer_look, detect_closer
+from vision.decode.budget import NO_DEADLINE
 from vision.evaluation.hands import same_hand
 from vision.imageio import ArraySource, PhotoSource, RegionSource
 from vision.photo_benchmark import far_off
 from vision.pipeline import DETECT_SIDE, FINER_LOOK_WARNING, PhotoPipeline
+from vision.repairs.closer_look import MAX_INPUT, SMALL_TILE, TARGET_TILE, closer_look, detect_closer
 from vision.types import Detection
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
@@ -109,7 +110,7 @@ def test_a_hand_far_off_in_a_big_photo_reads_as_close_up(tmp_path, name, times):
     look; now the same hand, with its tiles where they lie in the big photo. At four times the
     first look finds almost nothing, the whole photo looked at twice as close finds small tiles,
     and a window around those reads them."""
-    pipeline = PhotoPipeline()
+    pipeline = PhotoPipeline(photo_budget=NO_DEADLINE)
     near = pipeline.read_photo(SAMPLES / name)
     far = pipeline.read_photo(_padded(name, tmp_path, times))
     assert same_hand(far.hand, near.hand)
@@ -125,7 +126,7 @@ def test_a_hand_far_off_in_a_big_photo_reads_as_close_up(tmp_path, name, times):
 
 
 def test_a_photo_of_the_trained_scale_is_read_at_one_look():
-    result = PhotoPipeline().read_photo(SAMPLES / "hand-overhead.jpg")
+    result = PhotoPipeline(photo_budget=NO_DEADLINE).read_photo(SAMPLES / "hand-overhead.jpg")
     assert "first_detect" not in result.timings
     assert PhotoSource(SAMPLES / "hand-overhead.jpg").full_size == (1280, 960)
 
@@ -157,6 +158,7 @@ def test_a_far_hand_the_closer_look_cannot_read_is_seen_finer_from_its_closer_lo
     path, record = held_out_render(910083, tmp_path)
     far = tmp_path / "far-910083.jpg"
     cv2.imwrite(str(far), far_off(cv2.imread(str(path)), 3), [cv2.IMWRITE_JPEG_QUALITY, 90])
-    result = PhotoPipeline().read_photo(far, context=dict(record.hand.get("context", {})))
+    pipeline = PhotoPipeline(photo_budget=NO_DEADLINE)
+    result = pipeline.read_photo(far, context=dict(record.hand.get("context", {})))
     assert same_hand(result.hand, record.hand)
     assert FINER_LOOK_WARNING in result.warnings and not result.report.score_stable

@@ -8,11 +8,11 @@ import cv2
 import numpy as np
 from shared_data import needs_shared_data
 
-from vision.colour_cast import STRONG_CAST, cast_strength, neutralised, paper_colour
 from vision.dataset.manifest import read_manifest
 from vision.evaluation.hands import match_labels, resolve_image
 from vision.imageio import PhotoSource
 from vision.pipeline import PhotoPipeline
+from vision.repairs.colour_cast import STRONG_CAST, cast_strength, neutralised, paper_colour
 from vision.training.classifier_data import REAL_LABELS_MANIFEST
 
 MAGENTA = np.array([0.9, 0.07, 1.0])  # what a magenta lamp leaves of each channel (B, G, R)

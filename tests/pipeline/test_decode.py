@@ -7,11 +7,12 @@ from hand_scenes import LONG, SHORT, SceneTile, lay_out
 
 from scoring import hand_from_json, score_hand
 from scoring.errors import InputError
-from vision.decode import decode_hand, search_budget
+from vision.decode import decode_hand
+from vision.decode.budget import Budget, BudgetLimits
 from vision.evaluation.hands import same_hand
-from vision.hidden_kong import hidden_kong_melds
 from vision.layout import layout_tiles
 from vision.pipeline import read_readings
+from vision.repairs.hidden_kong import hidden_kong_melds
 from vision.types import GroupRole
 
 CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
@@ -115,27 +116,50 @@ def test_hand_that_cannot_win_is_an_input_error():
 
 def test_a_photo_shares_one_search_budget_over_all_its_decodings():
     """A photo that is no hand is searched once per layout and per look; within one photo's budget
-    the searches stop when it is spent (a look's own budget inside it spends the photo's too), and a
-    hand that reads costs only what it searched."""
+    the searches stop when it is spent (a look's part of it spends the photo's too), and a hand that
+    reads costs only what it searched."""
     concealed = ["1m", "4m", "7m", "1p", "4p", "7p", "1s", "4s", "7s", "1z"]
     readings = lay_out(concealed, MELDS, [], "3z").readings(angle_degrees=20, confidence=0.6)
     layout = layout_tiles(readings)
-    with search_budget(8_000):
-        with search_budget(5_000):
-            with pytest.raises(InputError, match=r"searched 5000 readings"):
-                decode_hand(readings, layout)
-            with pytest.raises(InputError, match=r"search budget \(5000 readings\) was spent"):
-                decode_hand(readings, layout)
-        with pytest.raises(InputError, match=r"searched 3000 readings"):
-            decode_hand(readings, layout)
-        with pytest.raises(InputError, match=r"search budget \(8000 readings\) was spent"):
-            decode_hand(readings, layout)
+    photo = Budget(BudgetLimits(8_000))
+    look = photo.part(5_000)
+    with pytest.raises(InputError, match=r"searched 5000 readings"):
+        decode_hand(readings, layout, budget=look)
+    with pytest.raises(InputError, match=r"search budget \(5000 readings\) was spent"):
+        decode_hand(readings, layout, budget=look)
+    with pytest.raises(InputError, match=r"searched 3000 readings"):
+        decode_hand(readings, layout, budget=photo)
+    with pytest.raises(InputError, match=r"search budget \(8000 readings\) was spent"):
+        decode_hand(readings, layout, budget=photo)
     with pytest.raises(InputError, match=r"searched 30000 readings"):
         decode_hand(readings, layout)  # outside a photo: each search has its own budget
     good = lay_out(CONCEALED, MELDS, ["1f", "6f"], "3m").readings(angle_degrees=20, confidence=0.97)
-    with search_budget(5_000):
-        for _ in range(3):
-            assert same_hand(decode_hand(good, layout_tiles(good)).hand, TRUTH)
+    budget = Budget(BudgetLimits(5_000))
+    for _ in range(3):
+        assert same_hand(decode_hand(good, layout_tiles(good), budget=budget).hand, TRUTH)
+
+
+def test_a_search_stops_at_its_budgets_deadline():
+    """Past the deadline a search stops where it is and no other is begun; the refusal says why."""
+    concealed = ["1m", "4m", "7m", "1p", "4p", "7p", "1s", "4s", "7s", "1z"]
+    readings = lay_out(concealed, MELDS, [], "3z").readings(angle_degrees=20, confidence=0.6)
+    layout = layout_tiles(readings)
+    now = [0.0]
+
+    def clock() -> float:
+        now[0] += 0.001  # each look at the clock: a thousandth of a second later
+        return now[0]
+
+    budget = Budget(BudgetLimits(600_000, seconds=0.003), clock=clock)
+    with pytest.raises(InputError, match=r"^no winning hand found within the time limit \(0.003 s\); the "
+                                         r"search stopped after 512 readings"):
+        decode_hand(readings, layout, budget=budget)
+    assert budget.expired()
+    with pytest.raises(InputError, match=r"time limit \(0.003 s\); the layouts and looks left were not"):
+        decode_hand(readings, layout, budget=budget)
+    assert budget.readings_left == 600_000 - 512
+    assert budget.seconds_left() <= 0
+    assert Budget(BudgetLimits(600_000)).seconds_left() is None
 
 
 def test_pipeline_scores_the_decoded_hand_like_the_scorer_scores_the_truth():

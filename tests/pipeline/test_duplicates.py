@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vision.duplicates import merge_duplicates
+from vision.repairs.duplicates import merge_duplicates
 from vision.types import Detection
 
 

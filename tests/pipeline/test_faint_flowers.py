@@ -9,10 +9,10 @@ from hand_scenes import lay_out
 
 from vision.dataset.manifest import quad_to_box
 from vision.evaluation.hands import same_hand
-from vision.faint_flowers import FAINT_FLOWER_MASS, FAINT_FLOWER_SCORE, FAINT_NOTE, faint_flowers
 from vision.geometry import outline_iou
 from vision.pipeline import read_readings
-from vision.row_completion import SPARE_OVERLAP_IOU, WINNER_ONLY_OVERLAP_IOU
+from vision.repairs.faint_flowers import FAINT_FLOWER_MASS, FAINT_FLOWER_SCORE, FAINT_NOTE, faint_flowers
+from vision.repairs.row_completion import SPARE_OVERLAP_IOU, WINNER_ONLY_OVERLAP_IOU
 from vision.types import TileReading
 
 CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]

@@ -8,8 +8,9 @@ import pytest
 from heldout_renders import held_out_render
 from shared_data import REASON as SHARED_DATA
 
-import vision.pipeline as pipeline_module
+import vision.pipeline.photo as pipeline_module
 from vision.dataset.manifest import read_manifest
+from vision.decode.budget import NO_DEADLINE, PHOTO_SEARCH_BUDGET, BudgetLimits
 from vision.evaluation.hands import match_labels, resolve_image, same_hand
 from vision.imageio import PhotoSource
 from vision.models.detector import TileDetector
@@ -21,7 +22,7 @@ REAL = read_manifest(SAMPLES / "real" / "manifest.jsonl")
 
 @pytest.fixture(scope="module")
 def pipeline() -> PhotoPipeline:
-    return PhotoPipeline()
+    return PhotoPipeline(photo_budget=NO_DEADLINE)
 
 
 @pytest.mark.parametrize(("seed", "size", "first_look_guesses"), [(900010, 640, False), (900191, 768, True)])
@@ -62,13 +63,15 @@ def test_a_flat_winning_tile_the_first_look_misses_is_found_by_a_finer_one(tmp_p
     assert FINER_LOOK_WARNING in result.warnings
 
 
-def test_a_photo_no_look_reads_reports_the_first_looks_failure(pipeline, monkeypatch):
+def test_a_photo_no_look_reads_reports_the_first_looks_failure(monkeypatch):
     """A real rack of tiles (a bundled table photo, not a winning hand) reads at no size: the error
-    is the first look's, with the first look's tiles; the finer looks were tried."""
+    is the first look's, with the first look's tiles; the finer looks were tried (with no deadline,
+    so that a slow machine tries them all too)."""
     record = REAL[0]
     image = resolve_image(record, SAMPLES / "real")
     if not image.is_file():
         pytest.skip(SHARED_DATA)
+    pipeline = PhotoPipeline(photo_budget=NO_DEADLINE)
     first_look = pipeline.read_tiles(PhotoSource(image))
     sizes = []
     read_tiles = pipeline._read_tiles
@@ -82,6 +85,29 @@ def test_a_photo_no_look_reads_reports_the_first_looks_failure(pipeline, monkeyp
         pipeline.read_photo(image)
     assert sizes == [None, *pipeline_module.FINER_DETECTOR_SIZES]
     assert [r.detection.box for r in failure.value.readings] == [r.detection.box for r in first_look]
+
+
+def test_a_photo_past_its_deadline_is_refused_saying_so(monkeypatch):
+    """Once the photo's time is up no look is begun and no layout decoded: the refusal says the
+    time limit stopped it, and still carries the first look's tiles."""
+    record = REAL[0]
+    image = resolve_image(record, SAMPLES / "real")
+    if not image.is_file():
+        pytest.skip(SHARED_DATA)
+    pipeline = PhotoPipeline(photo_budget=BudgetLimits(PHOTO_SEARCH_BUDGET, seconds=0.0))
+    sizes = []
+    read_tiles = pipeline._read_tiles
+
+    def spy(source, timings=None, detector_size=None, **looks):
+        sizes.append(detector_size)
+        return read_tiles(source, timings, detector_size, **looks)
+
+    monkeypatch.setattr(pipeline, "_read_tiles", spy)
+    with pytest.raises(PhotoReadError, match=r"^no winning hand found within the time limit \(0 s\)"
+                       ) as failure:
+        pipeline.read_photo(image)
+    assert sizes == [None]
+    assert failure.value.readings
 
 
 def test_the_detector_at_a_larger_input_gives_boxes_in_the_images_pixels(tmp_path):

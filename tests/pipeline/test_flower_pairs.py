@@ -10,10 +10,10 @@ from hand_scenes import Scene, lay_out
 from heldout_renders import read_held_out_render
 
 from scoring.tiles import FLOWER_CODES
-from vision.flower_pairs import WARNING, halves, pair_outlines, read_with_flower_pairs_cut
 from vision.geometry import face_frame, merged_outline
 from vision.live.reading import PipelineHandReader
 from vision.pipeline import read_readings
+from vision.repairs.flower_pairs import WARNING, halves, pair_outlines, read_with_flower_pairs_cut
 from vision.types import Detection, TileReading
 
 CONCEALED = ["1m", "2m", "3m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z", "7m", "8m"]

@@ -10,11 +10,11 @@ from hand_scenes import lay_out
 from heldout_renders import held_out_render, read_held_out_render
 
 from vision.evaluation.hands import same_hand
-from vision.front_tile import FRONT_TILE_WARNING, OVERHANG, cut_apart, overhanging_outlines
 from vision.geometry import face_frame
 from vision.imageio import PhotoSource
 from vision.pipeline import PhotoPipeline, read_readings
-from vision.second_looks import read_with_second_looks
+from vision.repairs.front_tile import FRONT_TILE_WARNING, OVERHANG, cut_apart, overhanging_outlines
+from vision.repairs.second_looks import read_with_second_looks
 from vision.types import TileReading
 
 CONCEALED = ["1m", "2m", "3m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]

@@ -1,4 +1,4 @@
-"""A small detection lying on a bigger tile: the hand is read again without it (vision.half_tiles)."""
+"""A small detection lying on a bigger tile: the hand is read again without it (vision.repairs.half_tiles)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import pytest
 from hand_scenes import lay_out
 
 from scoring.errors import InputError
-from vision.half_tiles import MOST_TRIED, parts_of_tiles
+from vision.decode.unseen import TileCountError
 from vision.pipeline import PhotoPipeline, read_readings
+from vision.repairs.half_tiles import MOST_TRIED, parts_of_tiles
 from vision.types import Detection, TileReading
-from vision.unseen import TileCountError
 
 CONCEALED = ["1m", "1m", "1m", "6m", "7m", "8m", "1s", "1s", "4s", "5s"]
 MELDS = [("chow", ["6p", "7p", "8p"], False), ("chow", ["1m", "2m", "3m"], False)]

@@ -9,9 +9,9 @@ from hand_scenes import lay_out
 
 from scoring import hand_from_json, score_hand
 from scoring.errors import InputError
-from vision.hidden_kong import choose_hidden_kong_faces, hidden_kong_melds, possible_faces
 from vision.named_tiles import NamedTiles, named_tiles
 from vision.pipeline import read_readings
+from vision.repairs.hidden_kong import choose_hidden_kong_faces, hidden_kong_melds, possible_faces
 
 # 5z (white dragon) and 2z are in the hand already, so the kong can hide neither.
 CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]

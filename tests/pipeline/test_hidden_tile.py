@@ -11,11 +11,11 @@ from hand_scenes import lay_out
 from scoring import hand_from_json, score_hand
 from scoring.errors import InputError
 from scoring.tiles import SET_TILE_CODES, sorted_codes
-from vision.confidence import HIDDEN_NOTE
 from vision.decode import decode_hand
 from vision.evaluation.hands import same_hand
 from vision.layout import layout_tiles
 from vision.pipeline import read_readings
+from vision.report.confidence import HIDDEN_NOTE
 
 MELDS = [("pung", ["5z", "5z", "5z"], False), ("kong", ["9p"] * 4, True)]
 MELDS_JSON = [{"kind": "pung", "tiles": ["5z"] * 3, "concealed": False},

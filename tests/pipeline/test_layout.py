@@ -11,8 +11,8 @@ from hand_scenes import LONG, SHORT, Scene, SceneTile, lay_out
 from scoring.errors import InputError
 from scoring.tiles import sorted_codes
 from vision.layout import estimate_row_direction, layout_candidates, layout_tiles
-from vision.outline_views import turned_quad
 from vision.pipeline import read_readings
+from vision.repairs.outline_views import turned_quad
 from vision.types import GroupRole, TileReading
 
 CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]

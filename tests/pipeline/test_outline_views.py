@@ -1,4 +1,4 @@
-"""Second cuts for tiles whose outline is turned against their neighbours' (vision.outline_views)."""
+"""Second cuts for tiles whose outline is turned against their neighbours' (vision.repairs.outline_views)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from vision.outline_views import SQUARING_DEGREES, second_outlines, squaring_angles, turned_quad
+from vision.repairs.outline_views import SQUARING_DEGREES, second_outlines, squaring_angles, turned_quad
 from vision.types import Detection
 
 

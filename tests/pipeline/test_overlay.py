@@ -13,8 +13,8 @@ from scoring.errors import InputError
 from vision.dataset.manifest import read_manifest
 from vision.evaluation.hands import oracle_readings
 from vision.geometry import tile_outline
-from vision.overlay import MIN_LABEL, OUTPUT_SIDE, annotate, banner, wrapped_lines, write_image
 from vision.pipeline import read_readings
+from vision.report.overlay import MIN_LABEL, OUTPUT_SIDE, annotate, banner, wrapped_lines, write_image
 from vision.types import TileReading
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"

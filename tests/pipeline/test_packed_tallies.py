@@ -1,4 +1,4 @@
-"""Packed face counts (``vision.packed_tallies``) and the decoder's search that carries them: the
+"""Packed face counts (``vision.decode.packed_tallies``) and the decoder's search that carries them: the
 packed tallies must say exactly what counting the tiles one by one says."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ import pytest
 from hand_scenes import lay_out
 
 from scoring.tiles import FLOWER_CODES, SET_TILE_CODES
-from vision.decode import _best_first, _variables
+from vision.decode.options import search_variables
+from vision.decode.packed_tallies import Limit, pack, unpack
+from vision.decode.search import best_first
 from vision.layout import layout_tiles
-from vision.packed_tallies import Limit, pack, unpack
 from vision.types import GroupRole
 
 
@@ -62,10 +63,10 @@ def test_the_search_carries_the_tallies_of_every_reading_it_yields():
     scene = lay_out(["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"],
                     [("pung", ["5z", "5z", "5z"], False), ("kong", ["9p"] * 4, True)], ["1f", "6f"], "3m")
     readings = scene.readings(angle_degrees=20, confidence=0.55)
-    variables = _variables(readings, layout_tiles(readings))
+    variables = search_variables(readings, layout_tiles(readings))
     assert sum(len(v.options) > 1 for v in variables) >= 10
     log_ps = []
-    for log_p, choice, (counts, standing, flowers) in itertools.islice(_best_first(variables), 3000):
+    for log_p, choice, (counts, standing, flowers) in itertools.islice(best_first(variables), 3000):
         assert (unpack(counts, 34), unpack(standing, 34), unpack(flowers, 8)) == _recount(variables, choice)
         log_ps.append(log_p)
     assert log_ps == sorted(log_ps, reverse=True)

@@ -22,6 +22,7 @@ from scoring.errors import InputError
 from vision.cli import main
 from vision.dataset.manifest import read_manifest
 from vision.dataset.paths import shared_data_dir
+from vision.decode.budget import NO_DEADLINE
 from vision.evaluation.hands import match_labels, resolve_image
 from vision.models import models_dir
 
@@ -41,7 +42,7 @@ FLOORS = {"samples": (0.70, 0.55), "real": (0.75, 0.70)}
 def pipeline():
     from vision.pipeline import PhotoPipeline
 
-    return PhotoPipeline()
+    return PhotoPipeline(photo_budget=NO_DEADLINE)
 
 
 def _tile_rates(pipeline, records, base):
@@ -174,7 +175,7 @@ def test_samples_the_models_read_whole_are_read_exactly(pipeline, name):
 
 def test_standing_row_sample_reads_with_its_4s_halves_joined(pipeline):
     """Its three standing 4s are found as six overlapping halves read 2s; taken so the hand needed two
-    corrections and left its 8m pung out. Joined (``vision.standing_halves``) it reads as seen."""
+    corrections and left its 8m pung out. Joined (``vision.repairs.standing_halves``) it reads as seen."""
     result = pipeline.read_photo(SAMPLES / "hand-standing-row.jpg")
     assert not result.decoded.changes
     assert any("joined and read 4s 4s 4s" in warning for warning in result.warnings)

@@ -16,7 +16,7 @@ from vision.evaluation.hands import match_labels, oracle_readings, same_hand, su
 from vision.geometry import merged_detection, outline_iou
 from vision.models.detector import TileDetector
 from vision.pipeline import read_readings
-from vision.row_completion import (
+from vision.repairs.row_completion import (
     MAX_SPARES,
     SPARE_OVERLAP_IOU,
     WINNER_ONLY_OVERLAP_IOU,

@@ -10,7 +10,7 @@ from hand_scenes import lay_out
 from heldout_renders import read_held_out_render
 
 from vision.geometry import face_frame, merged_outline
-from vision.row_end_pair import row_end_pairs
+from vision.repairs.row_end_pair import row_end_pairs
 from vision.types import TileReading
 
 CONCEALED = ["1m", "2m", "3m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]

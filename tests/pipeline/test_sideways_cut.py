@@ -1,4 +1,4 @@
-"""A sideways tile's second cut is the face its box holds across the row (vision.sideways_cut)."""
+"""A sideways tile's second cut is the face its box holds across the row (vision.repairs.sideways_cut)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 from heldout_renders import held_out_render
 
+from vision.decode.budget import NO_DEADLINE
 from vision.evaluation.hands import match_labels, same_hand
-from vision.outline_views import second_outlines, turned_quad
 from vision.pipeline import PhotoPipeline
-from vision.sideways_cut import box_face_across, second_cuts
+from vision.repairs.outline_views import second_outlines, turned_quad
+from vision.repairs.sideways_cut import box_face_across, second_cuts
 from vision.types import Detection
 
 
@@ -69,7 +70,7 @@ def test_a_held_out_render_whose_winning_tile_outline_is_askew_reads_exactly(tmp
     classifier is less sure of it than cut from its box: the box cut leaves well under half the
     doubt."""
     path, record = held_out_render(seed, tmp_path)
-    pipeline = PhotoPipeline()
+    pipeline = PhotoPipeline(photo_budget=NO_DEADLINE)
     result = pipeline.read_photo(path, context=dict(record.hand.get("context", {})))
     assert same_hand(result.hand, record.hand)
     winning = next(i for i, t in enumerate(record.tiles) if t.role == "winning")

@@ -12,13 +12,14 @@ from heldout_renders import read_held_out_render
 from shared_data import require_shared_data
 
 from scoring.errors import InputError
+from vision.decode.budget import NO_DEADLINE
+from vision.decode.unseen import TileCountError, unseen_tiles
 from vision.evaluation.hands import same_hand
 from vision.live.reading import PipelineHandReader
 from vision.pipeline import PhotoPipeline, read_readings
-from vision.sideways_halves import half_pairs, joined_halves
+from vision.repairs.sideways_halves import half_pairs, joined_halves
 from vision.synth.scene import SceneConfig, render_scene
 from vision.types import Detection, TileReading
-from vision.unseen import TileCountError, unseen_tiles
 
 CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
 MELDS = [("pung", ["5z", "5z", "5z"], False), ("kong", ["9p"] * 4, True)]
@@ -101,7 +102,7 @@ def test_a_held_out_render_whose_sideways_4p_was_found_as_two_2p_reads(tmp_path)
     image, record = render_scene(np.random.default_rng(910127), SceneConfig(split="val"))
     path = tmp_path / "910127.jpg"
     cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
-    pipeline = PhotoPipeline()
+    pipeline = PhotoPipeline(photo_budget=NO_DEADLINE)
     as_detected = pipeline.read_tiles(image)
     assert [r.code for r in as_detected].count("2p") >= 3  # the two halves and the hand's own 2p
     result = pipeline.read_photo(path, context=dict(record.hand.get("context", {})))
@@ -124,7 +125,7 @@ def test_the_halves_are_joined_in_the_pipeline_only_when_the_count_fails():
     with pytest.raises(TileCountError):
         read_readings(readings, infer_unseen=True)
     classify = _reads_the_whole_face(winning.detection)
-    pipeline = PhotoPipeline()
+    pipeline = PhotoPipeline(photo_budget=NO_DEADLINE)
     result = pipeline._read_hand(readings, classify, image="scene", rules=None, table=None, context=None)
     assert result.hand["winning_tile"] == "3m"
     assert any("found its face as two halves" in warning for warning in result.warnings)
@@ -165,7 +166,7 @@ def test_halves_are_joined_when_the_hand_reads_but_shows_no_winning_tile():
     """One half stands at the row's end beside a weak one: the hand reads, but no tile lies across
     or apart. Joined, the winning tile is shown, and that reading is kept."""
     readings, classify = _winning_4s_in_halves_read_1s(spare_half=True)
-    pipeline = PhotoPipeline()
+    pipeline = PhotoPipeline(photo_budget=NO_DEADLINE)
     plain = read_readings(readings, infer_unseen=True, optional=pipeline.faint_tiles(readings))
     assert plain.layout.winning_index is None and "1s" in plain.hand["concealed"]
     result = pipeline._read_hand(readings, classify, image="scene", rules=None, table=None, context=None)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from vision.split_tiles import join_split_tiles
+from vision.repairs.split_tiles import join_split_tiles
 from vision.types import Detection
 
 

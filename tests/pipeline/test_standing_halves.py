@@ -10,7 +10,7 @@ from hand_scenes import lay_out
 
 from scoring.errors import InputError
 from vision.pipeline import PhotoPipeline, read_readings
-from vision.standing_halves import JOINED_SURE, joined_standing_halves, overlapping_half_pairs
+from vision.repairs.standing_halves import JOINED_SURE, joined_standing_halves, overlapping_half_pairs
 from vision.types import Detection, TileReading
 
 CONCEALED = ["1m", "2m", "3m", "4s", "4s", "4s", "6p", "7p", "8p", "2z"]

@@ -11,7 +11,7 @@ from scoring.tiles import FLOWER_CODES
 from vision.evaluation.hands import same_hand
 from vision.live.reading import PipelineHandReader
 from vision.pipeline import read_readings
-from vision.stray_flowers import as_flower, left_out_near_hand, read_with_stray_flowers
+from vision.repairs.stray_flowers import as_flower, left_out_near_hand, read_with_stray_flowers
 from vision.types import Detection, TileReading
 
 CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]

@@ -7,11 +7,11 @@ from dataclasses import replace
 import pytest
 from hand_scenes import SceneTile, lay_out
 
+from vision.decode.unseen import TileCountError, unseen_tiles
 from vision.live.reading import PipelineHandReader
 from vision.pipeline import PhotoPipeline, read_readings
-from vision.surplus_tile import WEAKEST, without_one_weak_tile
+from vision.repairs.surplus_tile import WEAKEST, without_one_weak_tile
 from vision.types import Detection, TileReading
-from vision.unseen import TileCountError, unseen_tiles
 
 CONCEALED = ["1m", "2m", "3m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z", "5z", "5z", "5z", "7p", "8p"]
 

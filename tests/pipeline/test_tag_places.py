@@ -8,9 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from vision.decode.budget import NO_DEADLINE
 from vision.models import models_dir
-from vision.overlay import OUTPUT_SIDE, PHONE_TEXT, PHONE_WIDTH, label_height_for, tag_layout
-from vision.tag_places import place_tags, rects_overlap
+from vision.report.overlay import OUTPUT_SIDE, PHONE_TEXT, PHONE_WIDTH, label_height_for, tag_layout
+from vision.report.tag_places import place_tags, rects_overlap
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
 MODELS = ("detector.onnx", "classifier.onnx", "classifier.labels.json")
@@ -53,7 +54,7 @@ def test_the_label_font_scales_with_the_picture_so_a_phone_can_read_it(width, he
 def pipeline():
     from vision.pipeline import PhotoPipeline
 
-    return PhotoPipeline()
+    return PhotoPipeline(photo_budget=NO_DEADLINE)
 
 
 @pytest.mark.skipif(bool(missing), reason=f"shipped models not present: {', '.join(missing)}")

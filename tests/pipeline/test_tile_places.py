@@ -7,7 +7,7 @@ from hand_scenes import lay_out
 
 from vision.decode import decode_hand
 from vision.layout import layout_tiles
-from vision.tile_places import tile_place
+from vision.report.tile_places import tile_place
 from vision.types import GroupRole
 
 CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from vision.confidence import SCORE_NOT_SURE, SCORE_SURE
+from vision.decode.budget import NO_DEADLINE
 from vision.models import models_dir
-from vision.overlay import banner
 from vision.photo_cli import format_result
+from vision.report.confidence import SCORE_NOT_SURE, SCORE_SURE
+from vision.report.overlay import banner
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
 MODELS = ("detector.onnx", "classifier.onnx", "classifier.labels.json")
@@ -23,7 +24,7 @@ CONTEXT = {"seat_wind": "1z", "round_wind": "2z", "dealer": True, "dealer_streak
 def pipeline():
     from vision.pipeline import PhotoPipeline
 
-    return PhotoPipeline()
+    return PhotoPipeline(photo_budget=NO_DEADLINE)
 
 
 def _statements(result) -> tuple[str, str, str]:

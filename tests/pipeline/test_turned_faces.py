@@ -7,12 +7,13 @@ import pytest
 from hand_scenes import lay_out
 from heldout_renders import held_out_render
 
+from vision.decode.budget import NO_DEADLINE
 from vision.evaluation.hands import match_labels, same_hand
 from vision.imageio import PhotoSource
 from vision.layout import layout_tiles
 from vision.live.reading import PipelineHandReader
 from vision.pipeline import PhotoPipeline
-from vision.turned_faces import turned_a_quarter, with_sideways_found
+from vision.repairs.turned_faces import turned_a_quarter, with_sideways_found
 from vision.types import Detection, TileReading
 
 CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
@@ -96,7 +97,7 @@ def test_a_held_out_render_whose_winning_tile_the_detector_did_not_flag_reads_ex
     turned a quarter names it. 910050's winning 6z cut upright reads 5f: the sure tiles' first
     layout then puts a set in the row's place, so the row is taken from the hand as read."""
     path, record = held_out_render(seed, tmp_path)
-    pipeline = PhotoPipeline()
+    pipeline = PhotoPipeline(photo_budget=NO_DEADLINE)
     winning = next(i for i, t in enumerate(record.tiles) if t.role == "winning")
     result = pipeline.read_photo(path, context=dict(record.hand.get("context", {})))
     detected = match_labels([tuple(t.box) for t in record.tiles], [r.detection.box for r in result.readings])

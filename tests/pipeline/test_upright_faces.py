@@ -8,14 +8,15 @@ import numpy as np
 from hand_scenes import lay_out
 from heldout_renders import held_out_render
 
-import vision.pipeline as pipeline_module
+import vision.pipeline.photo as pipeline_module
+from vision.decode.budget import NO_DEADLINE
 from vision.evaluation.hands import match_labels, same_hand
 from vision.imageio import PhotoSource
 from vision.live.reading import PipelineHandReader
 from vision.pipeline import PhotoPipeline, PhotoReadError
-from vision.turned_faces import turned_a_quarter
+from vision.repairs.turned_faces import turned_a_quarter
+from vision.repairs.upright_faces import SURE_UPRIGHT, UNSURE_AS_FLAGGED, with_false_turns_undone
 from vision.types import Detection, TileReading
-from vision.upright_faces import SURE_UPRIGHT, UNSURE_AS_FLAGGED, with_false_turns_undone
 
 CONCEALED = ["1m", "2m", "3m", "4p", "4p", "4p", "6s", "7s", "8s", "9m", "9m", "9m", "2z"]
 MELDS = [("pung", ["5z", "5z", "5z"], False)]
@@ -94,7 +95,7 @@ def test_a_held_out_render_whose_4z_the_detector_turned_reads_exactly(tmp_path, 
     path, record = held_out_render(910059, tmp_path)
     context = dict(record.hand.get("context", {}))
     labels = [tuple(t.box) for t in record.tiles]
-    pipeline = PhotoPipeline()
+    pipeline = PhotoPipeline(photo_budget=NO_DEADLINE)
 
     def flagged_standing(readings: list[TileReading]) -> list[str]:
         found = match_labels(labels, [r.detection.box for r in readings])

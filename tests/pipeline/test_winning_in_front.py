@@ -71,7 +71,7 @@ def test_a_tile_of_the_row_wrongly_flagged_sideways_does_not_take_the_win(name):
 def test_a_row_two_short_is_not_laid_out_again_for_each_tile_near_it(monkeypatch):
     """One tile more cannot make a row two short whole: a photo of no hand (a rack of 15) must not
     be laid out and decoded again for every tile beside it (a real table photo took 29 s so)."""
-    import vision.pipeline as pipeline
+    import vision.pipeline.layouts as pipeline
 
     row = ["1m", "2m", "3m", "4p", "5p", "6p", "7s", "8s", "9s", "1z", "1z", "1z", "2z", "2z", "3z"]
     scene = lay_out(row, [], [], None)

@@ -107,9 +107,9 @@ class ModelBundle:
 
     def detect(self, image_bgr: np.ndarray) -> list[Detection]:
         """The detector's tiles, found as ``taicam photo`` finds them: small tiles far off in a big
-        photo from a closer look (``vision.closer_look``)."""
-        from vision.closer_look import detect_closer
+        photo from a closer look (``vision.repairs.closer_look``)."""
         from vision.pipeline import DETECT_SIDE
+        from vision.repairs.closer_look import detect_closer
 
         with self._lock:
             return detect_closer(self._model("detector"), image_bgr, DETECT_SIDE)

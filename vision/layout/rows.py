@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from vision.geometry import tile_outline
-from vision.outline_views import squaring_angles
+from vision.repairs.outline_views import squaring_angles
 from vision.types import Detection, TileReading
 
 #: A mahjong tile's long side over its short side (real sets: 1.3-1.4).

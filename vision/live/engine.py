@@ -29,7 +29,6 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from vision.colour_cast import neutralised
 from vision.live.motion import ChangeGate, GateConfig
 from vision.live.same_table import TileSeen, same_tiles, table_tiles
 from vision.live.stability import (
@@ -50,10 +49,11 @@ from vision.live.tracker import (
     needs_classification,
     update_tracks,
 )
-from vision.outline_views import Quad
-from vision.sideways_cut import second_cuts
-from vision.stray_flowers import ReadFlowers
-from vision.turned_faces import Classify
+from vision.repairs.colour_cast import neutralised
+from vision.repairs.outline_views import Quad
+from vision.repairs.sideways_cut import second_cuts
+from vision.repairs.stray_flowers import ReadFlowers
+from vision.repairs.turned_faces import Classify
 from vision.types import Detection, TileReading
 
 
@@ -90,8 +90,8 @@ class HandOutcome:
 
 #: Reads a list of (voted) tile readings into an outcome; the rule set is bound inside it. The
 #: second and third arguments, when given, read more detections on the latest frame: with the
-#: classifier (``vision.turned_faces``: a sideways winning tile the detector did not flag) and with
-#: the flower model (``vision.stray_flowers``: flowers the layout left out).
+#: classifier (``vision.repairs.turned_faces``: a sideways winning tile the detector did not flag) and with
+#: the flower model (``vision.repairs.stray_flowers``: flowers the layout left out).
 HandReader = Callable[[list[TileReading], Classify | None, ReadFlowers | None], HandOutcome]
 
 

@@ -13,11 +13,11 @@ from typing import Any
 import cv2
 import numpy as np
 
-from vision.confidence import SCORE_SURE
 from vision.geometry import intersection_area
 from vision.live.engine import HandOutcome, LiveUpdate
 from vision.live.stability import DEFAULT_HOLD_SECONDS, TableStatus
-from vision.overlay import annotate, confidence_colour
+from vision.report.confidence import SCORE_SURE
+from vision.report.overlay import annotate, confidence_colour
 
 FONT = cv2.FONT_HERSHEY_SIMPLEX
 GREEN = confidence_colour(1.0)

@@ -14,8 +14,8 @@ from typing import Any
 from scoring.errors import InputError
 from vision.live.engine import HandOutcome
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
-from vision.stray_flowers import ReadFlowers
-from vision.turned_faces import Classify
+from vision.repairs.stray_flowers import ReadFlowers
+from vision.repairs.turned_faces import Classify
 from vision.types import TileReading
 
 
@@ -55,32 +55,32 @@ class PipelineHandReader:
     def __call__(self, readings: list[TileReading], classify: Classify | None = None,
                  read_flowers: ReadFlowers | None = None) -> HandOutcome:
         """``classify`` and ``read_flowers`` read detections on the frame the readings come from: with
-        them the hand is read as ``taicam photo`` reads it (``vision.second_looks``: a sideways
+        them the hand is read as ``taicam photo`` reads it (``vision.repairs.second_looks``: a sideways
         winning tile the detector did not flag found by its turned face or its two halves joined, a
         tile count that makes no hand mended; a tile flagged sideways in error stood again,
-        ``vision.upright_faces``), and flowers the layout left out or found two as one are read
+        ``vision.repairs.upright_faces``), and flowers the layout left out or found two as one are read
         again by the flower model (``read_flowers_again``)."""
-        from vision.decode import LOOK_SEARCH_BUDGET, search_budget
+        from vision.decode.budget import FRAME_BUDGET, Budget
         from vision.pipeline import PhotoResult, read_readings
-        from vision.second_looks import read_flowers_again, read_with_second_looks
-        from vision.upright_faces import with_false_turns_undone
+        from vision.repairs.second_looks import read_flowers_again, read_with_second_looks
+        from vision.repairs.upright_faces import with_false_turns_undone
 
         def read(tiles: list[TileReading]) -> PhotoResult:
             faint = ([i for i, r in enumerate(tiles) if r.detection.score < self.faint_below]
                      if self.faint_below is not None else [])
             return read_readings(tiles, image=self.source_name, rules=self.ruleset, table=self.table,
-                                 context=self.context, optional=faint, named=self.named)
+                                 context=self.context, optional=faint, named=self.named, budget=budget)
 
+        budget = Budget(FRAME_BUDGET)  # a frame that holds no hand must not stall the camera
         if classify is not None:
             readings = with_false_turns_undone(readings, classify)
-        with search_budget(LOOK_SEARCH_BUDGET):  # a frame that holds no hand must not stall the camera
-            try:
-                result = (read(readings) if classify is None
-                          else read_with_second_looks(readings, classify, read))
-            except InputError as error:
-                return HandOutcome(complete=False, document={}, signature="", reason=str(error))
-            if read_flowers is not None:
-                result = read_flowers_again(result, classify, read_flowers, read)
+        try:
+            result = (read(readings) if classify is None
+                      else read_with_second_looks(readings, classify, read))
+        except InputError as error:
+            return HandOutcome(complete=False, document={}, signature="", reason=str(error))
+        if read_flowers is not None:
+            result = read_flowers_again(result, classify, read_flowers, read)
         document = result.to_json()
         return HandOutcome(
             complete=True, document=document, signature=outcome_signature(document), result=result

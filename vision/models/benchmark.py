@@ -6,7 +6,7 @@ detector's network input is the same size for both, so the difference is the res
 ``--image PATH`` measures a real photo instead (resized to each size).
 
 Latency is wall time of ``detector.detect`` then ``classifier.classify`` on the full image (with
-the second cuts of slanted tiles that the pipeline asks for, ``vision.outline_views``), after
+the second cuts of slanted tiles that the pipeline asks for, ``vision.repairs.outline_views``), after
 warm-up; the table gives median and p95 per stage and in total. Threads follow ``$TAICAM_THREADS``
 (default 2, the runtime default).
 """
@@ -21,7 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.sideways_cut import second_cuts
+from vision.repairs.sideways_cut import second_cuts
 
 SIZES: tuple[tuple[int, int], ...] = ((1280, 960), (4032, 3024))
 TARGET_MS_1280 = 100.0

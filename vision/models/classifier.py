@@ -20,7 +20,7 @@ are averaged: 1.5 points more tiles read from the detector's outlines for about 
 label file's one temperature still calibrates it.
 
 Second cuts (``classify(..., second_outlines=...)``): the pipeline and the live mode also cut a
-tile whose outline is turned against its neighbours' along their axis (``vision.outline_views``);
+tile whose outline is turned against its neighbours' along their axis (``vision.repairs.outline_views``);
 the tile's logits are then the mean of both cuts', for the same reason.
 
 Embeddings: a model with a second output ``embedding`` (the penultimate features, unit length;
@@ -65,7 +65,7 @@ from vision.models.flowers import (
     split_flower_mass,
     trusted_rows,
 )
-from vision.outline_views import Quad
+from vision.repairs.outline_views import Quad
 from vision.types import Detection, TileReading
 
 DEFAULT_MODEL_NAME = "classifier.onnx"
@@ -226,7 +226,7 @@ class TileClassifier:
         """One reading per detection, in the same order.
 
         ``second_outlines`` (one per detection, None for most) are other cuts of the same tiles
-        (``vision.outline_views``): where one is given, the tile's logits are the mean of both cuts'.
+        (``vision.repairs.outline_views``): where one is given, the tile's logits are the mean of both cuts'.
         """
         crops = [crop_detection(image_bgr, detection, self.input_size) for detection in detections]
         seconds = [] if second_outlines is None else [
@@ -249,7 +249,7 @@ class TileClassifier:
         """The flower model's own reading of each detection, whatever the main model said: its
         probability of each flower in ``FLOWER_CODES`` order (a row sums to the flower model's flower
         mass). None without a flower model. For tiles the layout could not place
-        (``vision.stray_flowers``); :meth:`classify` asks the flower model only which flower."""
+        (``vision.repairs.stray_flowers``); :meth:`classify` asks the flower model only which flower."""
         if self.flower_model is None:
             return None
         model = self.flower_model

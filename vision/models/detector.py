@@ -31,7 +31,7 @@ import numpy as np
 
 from scoring.errors import InputError
 from vision.models import create_session, resolve_model_path
-from vision.row_completion import WEAK_SCORE, extend_rows, spare_tiles
+from vision.repairs.row_completion import WEAK_SCORE, extend_rows, spare_tiles
 from vision.types import Detection
 
 DEFAULT_MODEL_NAME = "detector.onnx"
@@ -333,9 +333,9 @@ class TileDetector:
 
         The sure tiles are the heatmap peaks at or above the model's threshold. With
         ``complete_rows`` (the default) a weaker peak is kept too where it is the next tile of a
-        row of kept tiles (:mod:`vision.row_completion`); without it, only the sure tiles. With
+        row of kept tiles (:mod:`vision.repairs.row_completion`); without it, only the sure tiles. With
         ``spares`` (and ``complete_rows``) a few more weak peaks beside the kept tiles follow, marked
-        ``spare`` (:func:`vision.row_completion.spare_tiles`), for a decoder that may need them.
+        ``spare`` (:func:`vision.repairs.row_completion.spare_tiles`), for a decoder that may need them.
         ``input_size``: as for :meth:`predict_maps`.
         """
         maps, box = self.predict_maps(image_bgr, input_size)

@@ -49,7 +49,7 @@ def learn(
     """Learn (or add to) a set from photos of its tiles: no training, a few seconds."""
     from vision.models.classifier import TileClassifier
     from vision.models.detector import TileDetector
-    from vision.overlay import write_image
+    from vision.report.overlay import write_image
     from vision.sets.learn import (
         RefusedLayout,
         annotated,

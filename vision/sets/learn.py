@@ -19,15 +19,15 @@ import numpy as np
 
 from scoring.errors import InputError
 from vision.dataset.manifest import ManifestRecord, image_path, read_manifest
-from vision.duplicates import merge_duplicates
 from vision.imageio import PhotoSource
 from vision.layout import face_outline, row_angle
 from vision.models.classifier import TileClassifier
 from vision.models.crops import InputSize, crop_detection
 from vision.models.detector import TileDetector
+from vision.repairs.duplicates import merge_duplicates
+from vision.repairs.split_tiles import join_split_tiles
 from vision.sets.order import OrderError, Placed, assign_rows, assign_set_order, group_rows
 from vision.sets.profile import VIEW_SIZE, View, as_view
-from vision.split_tiles import join_split_tiles
 from vision.types import Detection
 
 #: The detector sees the photo at this long side, as ``taicam photo`` does.

@@ -2,8 +2,8 @@
 
 Why: a standing 4s (or 4p) shows two columns of two marks, and the detector sometimes finds each
 column as a tile of its own: two outlines read 2s (2p), each a little wider than half the tile,
-overlapping in the middle and skewed against the row. ``vision.split_tiles`` and
-``vision.sideways_halves`` miss them: the halves are not slivers against the tiles seen like them
+overlapping in the middle and skewed against the row. ``vision.repairs.split_tiles`` and
+``vision.repairs.sideways_halves`` miss them: the halves are not slivers against the tiles seen like them
 (those are the other halves), they overlap more than clean halves do, and their skewed axes are
 not those of the row. On the bundled ``hand-standing-row.jpg`` three standing 4s came out as six
 2s; the decoder then "corrected" two of them into a legal hand that left the 8m pung out.
@@ -32,7 +32,7 @@ import numpy as np
 
 from scoring.errors import InputError
 from vision.geometry import FaceFrame, face_frame, merged_detection
-from vision.turned_faces import Classify
+from vision.repairs.turned_faces import Classify
 from vision.types import TileReading
 
 #: Heights within this ratio belong to one row (a flat set behind a standing row is seen otherwise).

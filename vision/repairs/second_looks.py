@@ -13,19 +13,19 @@ from collections.abc import Callable, Iterable
 from typing import Protocol, TypeVar
 
 from scoring.errors import InputError
-from vision.confidence import ConfidenceReport
 from vision.decode import HandReading
-from vision.flower_pairs import read_with_flower_pairs_cut
-from vision.front_tile import read_with_front_tile_cut, shows_the_winning_tile
-from vision.half_tiles import PART_WARNING, without_one_part
-from vision.row_end_pair import read_with_row_end_pair_cut
-from vision.sideways_halves import JOINED_WARNING, joined_halves, read_with_winning_tile_joined
-from vision.standing_halves import read_standing_halves_joined, read_with_standing_halves_joined
-from vision.stray_flowers import ReadFlowers, read_with_stray_flowers
-from vision.surplus_tile import without_one_weak_tile
-from vision.turned_faces import Classify, read_with_turned_face
+from vision.decode.unseen import TileCountError
+from vision.repairs.flower_pairs import read_with_flower_pairs_cut
+from vision.repairs.front_tile import read_with_front_tile_cut, shows_the_winning_tile
+from vision.repairs.half_tiles import PART_WARNING, without_one_part
+from vision.repairs.row_end_pair import read_with_row_end_pair_cut
+from vision.repairs.sideways_halves import JOINED_WARNING, joined_halves, read_with_winning_tile_joined
+from vision.repairs.standing_halves import read_standing_halves_joined, read_with_standing_halves_joined
+from vision.repairs.stray_flowers import ReadFlowers, read_with_stray_flowers
+from vision.repairs.surplus_tile import without_one_weak_tile
+from vision.repairs.turned_faces import Classify, read_with_turned_face
+from vision.report.confidence import ConfidenceReport
 from vision.types import TileReading
-from vision.unseen import TileCountError
 
 
 class HandResult(Protocol):
@@ -44,8 +44,8 @@ Result = TypeVar("Result", bound=HandResult)
 def read_flowers_again(result: Result, classify: Classify | None, read_flowers: ReadFlowers,
                        read: Callable[[list[TileReading]], Result]) -> Result:
     """A hand that reads, read again with the flower model's second looks: tiles left out beside it
-    that it is sure are flowers (``vision.stray_flowers``), then two flowers side by side found as
-    one outline cut apart (``vision.flower_pairs``; needs ``classify``). The photo and the live mode
+    that it is sure are flowers (``vision.repairs.stray_flowers``), then two flowers side by side found as
+    one outline cut apart (``vision.repairs.flower_pairs``; needs ``classify``). The photo and the live mode
     both finish a hand so."""
     result = read_with_stray_flowers(result, read_flowers, read)
     if classify is None:
@@ -57,19 +57,19 @@ def read_with_second_looks(readings: list[TileReading], classify: Classify,
                            read: Callable[[list[TileReading]], Result],
                            cut_merged: bool = True) -> Result:
     """The hand as the detector saw the tiles, or with a sideways tile it missed found by its turned
-    face (``vision.turned_faces.read_with_turned_face``). If the tile count makes no hand, two tiles
-    side by side that are one face's halves (``vision.sideways_halves``) are joined, or one tile too
-    many is left out (``vision.surplus_tile``): :func:`read_count_mended`. A hand that fails
+    face (``vision.repairs.turned_faces.read_with_turned_face``). If the tile count makes no hand, two tiles
+    side by side that are one face's halves (``vision.repairs.sideways_halves``) are joined, or one tile too
+    many is left out (``vision.repairs.surplus_tile``): :func:`read_count_mended`. A hand that fails
     otherwise is read with standing tiles found as two halves each joined
-    (``vision.standing_halves``), else without a small detection lying on a bigger tile
+    (``vision.repairs.standing_halves``), else without a small detection lying on a bigger tile
     (:func:`read_without_a_part`, at most three tries). Each try is a whole reading of the hand, so
     these run only for hands that fail. A hand that reads with no winning tile shown may hold such halves too
-    (``vision.sideways_halves.read_with_winning_tile_joined``), and a hand that reads only with tiles
-    corrected may hold standing tiles found as two halves each (``vision.standing_halves``).
+    (``vision.repairs.sideways_halves.read_with_winning_tile_joined``), and a hand that reads only with tiles
+    corrected may hold standing tiles found as two halves each (``vision.repairs.standing_halves``).
     Last, a hand that still fails, shows no winning tile or needs one inferred may hold a winning
-    tile lying flat against a standing one, the two found as one outline (``vision.front_tile``),
+    tile lying flat against a standing one, the two found as one outline (``vision.repairs.front_tile``),
     and one that fails or needs a tile inferred may end a row with two tiles found as one
-    (``vision.row_end_pair``). These cuts are the slowest tries on a photo that does not read (a
+    (``vision.repairs.row_end_pair``). These cuts are the slowest tries on a photo that does not read (a
     whole reading each), so the photo makes them at its first look only (``cut_merged=False`` for
     the finer looks and the last resort: on the seven render sets every hand they read, they read
     at the first look, and the 40 hardest of the 200 took 48 s to refuse with them at every look).
@@ -111,7 +111,7 @@ def _read_with_mended_tiles(readings: list[TileReading], classify: Classify,
 def read_without_a_part(readings: list[TileReading], read: Callable[[list[TileReading]], Result],
                         failure: InputError) -> Result:
     """A hand that does not read, read again without each small detection lying on a bigger tile
-    (``vision.half_tiles``); the first reading that makes a whole hand with every tile seen, else
+    (``vision.repairs.half_tiles``); the first reading that makes a whole hand with every tile seen, else
     the ``failure``."""
     found = first_whole_reading(without_one_part(readings), read)
     if found is None:
@@ -141,10 +141,10 @@ def read_count_mended(readings: list[TileReading], classify: Classify,
                       read: Callable[[list[TileReading]], Result],
                       failure: TileCountError) -> Result:
     """A hand whose tile count failed, read again: the first join of two halves of one face
-    (``vision.sideways_halves``) that reads; then every tile found as two overlapping halves joined
-    (``vision.standing_halves``), if the hand then reads as seen; then, with one standing tile too
+    (``vision.repairs.sideways_halves``) that reads; then every tile found as two overlapping halves joined
+    (``vision.repairs.standing_halves``), if the hand then reads as seen; then, with one standing tile too
     many, the first reading without one of the row's weakest detections that makes a whole hand
-    (``vision.surplus_tile``).
+    (``vision.repairs.surplus_tile``).
     Else the tile count's ``failure``. The photo and the live mode both mend a count so."""
     for joined in joined_halves(readings, classify):
         try:

@@ -3,7 +3,7 @@
 Why: no photo shows such a kong's face, yet the face can change the total (a dragon kong is also a
 dragon pung, a seat-wind kong a wind pung, a face can make or break a one-suit hand). The decoder
 takes any face the rest of the hand allows. As with a winning tile the photo does not show
-(``vision.confidence.choose_winning_tile``), the lowest valid total over the faces is reported, so
+(``vision.report.confidence.choose_winning_tile``), the lowest valid total over the faces is reported, so
 nobody is overpaid on a guess, and each other total is listed with the faces that give it: a
 player who knows the face reads off the right score, or turns two tiles up and photographs again.
 Or says it: ``taicam photo --kong-face 5z`` (``vision.named_tiles``, :func:`give_kong_faces`), like
@@ -16,8 +16,8 @@ from collections import Counter
 from typing import Any
 
 from scoring.tiles import BACK, SET_TILE_CODES
-from vision.confidence import ScoredAlternative, lowest_first, score_reading
 from vision.decode import LegalReading
+from vision.report.confidence import ScoredAlternative, lowest_first, score_reading
 from vision.types import GroupRole
 
 #: How an alternative names a hidden kong's faces (its description starts so; the warning quotes the rest).

@@ -3,7 +3,7 @@
 A row one tile over the count the sets on the table allow holds a tile that is not the hand's: a
 discard lying against the row's end, or a tile found twice, whose second detection sits between
 two real ones (render 900141: a 9p lying sideways at the row's end, detector score 0.51 against
-0.62-0.83 for the hand's tiles). The hand cannot be read as it is (``vision.unseen.TileCountError``
+0.62-0.83 for the hand's tiles). The hand cannot be read as it is (``vision.decode.unseen.TileCountError``
 with a surplus of one), so each of the :data:`WEAKEST` least sure detections of the concealed row
 is left out in turn; the first reading that makes a whole hand with every tile seen is kept. On the
 held-out renders (``scripts/evaluate.py hands``) 5 photos of 390 had one tile too many: one more

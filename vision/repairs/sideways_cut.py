@@ -6,7 +6,7 @@ out askew and read wrongly, often sure (render 900066's 1m as 1s at 0.89, 910066
 0.70). Its box is better: the box of a tile lying flat across a row, with the row's direction,
 fixes the face's rectangle (``vision.layout.face_outline``, as for a boxes-only detector). So a
 tile flagged sideways gets that rectangle, read lying on its side, as its second cut, in place of
-the cut squared onto its neighbours (``vision.outline_views``); the classifier averages the two
+the cut squared onto its neighbours (``vision.repairs.outline_views``); the classifier averages the two
 cuts' logits.
 
 Measured on the held-out renders (``scripts/evaluate.py hands``; seeds 900000-, 910000-, and 40
@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from vision.layout import face_outline, row_angle
-from vision.outline_views import Quad, second_outlines
+from vision.repairs.outline_views import Quad, second_outlines
 from vision.types import Detection
 
 
@@ -38,7 +38,7 @@ def box_face_across(detection: Detection, angle: float) -> Quad:
 def second_cuts(detections: Sequence[Detection]) -> list[Quad | None]:
     """Per detection, a second cut for the classifier (None for most): a sideways tile's face from its
     box across the row (:func:`box_face_across`), another tile's outline squared onto its neighbours'
-    axis where it is slanted (``vision.outline_views.second_outlines``)."""
+    axis where it is slanted (``vision.repairs.outline_views.second_outlines``)."""
     seconds = second_outlines(detections)
     if not any(d.rotated for d in detections):
         return seconds

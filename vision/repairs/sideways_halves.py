@@ -7,7 +7,7 @@ lying sideways were found so (900086, 900121, 910001, 910127), and a sideways 4p
 4z. Two halves look like two narrow upright tiles, so geometry alone cannot tell them from two
 real tiles; the classifier can: the two halves of one face read alike, and their joined outline
 reads sure as one tile. Such a join is tried when the tile count makes no hand as detected
-(``vision.unseen.TileCountError``; or, below, when the hand shows no winning tile), and kept only
+(``vision.decode.unseen.TileCountError``; or, below, when the hand shows no winning tile), and kept only
 when the hand then reads (``PhotoPipeline``), the surest join first. Each try reads the whole
 hand again: the slowest of the 200 photos (900140, which reads neither way) took 8.0 s to fail
 with four joins tried after any failure, 4.7 s with two, and 1.7 s as before with two after a
@@ -31,8 +31,8 @@ import numpy as np
 
 from scoring.errors import InputError
 from vision.geometry import face_frame, merged_detection
-from vision.split_tiles import ACROSS_GAP, ACROSS_OVERLAP, across_gap, seen_alike
-from vision.turned_faces import Classify, turned_a_quarter, wins_with
+from vision.repairs.split_tiles import ACROSS_GAP, ACROSS_OVERLAP, across_gap, seen_alike
+from vision.repairs.turned_faces import Classify, turned_a_quarter, wins_with
 from vision.types import TileReading
 
 #: The joined face must read at least this sure (as cut or turned a quarter, whichever is surer).

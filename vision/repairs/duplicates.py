@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from vision.geometry import face_frame, intersection_area, merged_detection, outline_containment, outline_iou
-from vision.row_completion import SPARE_OVERLAP_IOU
-from vision.split_tiles import join_split_tiles
+from vision.repairs.row_completion import SPARE_OVERLAP_IOU
+from vision.repairs.split_tiles import join_split_tiles
 from vision.types import Detection
 
 #: Two detections sharing more than this fraction of the smaller box are one tile found twice.

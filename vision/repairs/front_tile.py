@@ -32,7 +32,7 @@ import numpy as np
 
 from scoring.errors import InputError
 from vision.geometry import FaceFrame, face_frame, frame_rectangle, stands_upright
-from vision.turned_faces import Classify, turned_a_quarter, wins_with
+from vision.repairs.turned_faces import Classify, turned_a_quarter, wins_with
 from vision.types import Detection, TileReading
 
 #: The outline's foot reaches at least this far below its neighbours' feet (in their heights)...

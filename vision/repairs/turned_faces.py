@@ -38,7 +38,7 @@ Classify = Callable[[list[Detection]], list[TileReading]]
 
 def turned_a_quarter(detection: Detection, sideways: bool = True) -> Detection:
     """``detection`` turned a quarter: its outline's corners taken one step on, flagged ``sideways``
-    (False: a flagged tile turned back to stand, ``vision.upright_faces``)."""
+    (False: a flagged tile turned back to stand, ``vision.repairs.upright_faces``)."""
     if detection.quad is None:
         raise ValueError("only a detection with a face outline can be turned")
     quad = tuple(detection.quad[1:]) + (detection.quad[0],)

@@ -10,7 +10,7 @@ reads sure and right (2z at 1.00, 4z at 1.00).
 So a tile flagged sideways that the classifier reads under :data:`UNSURE_AS_FLAGGED` is read once
 more a quarter turn back; if that reading reaches :data:`SURE_UPRIGHT`, the tile stands (not
 sideways) with it. A tile truly lying sideways reads sure as flagged (the sideways box cut of
-``vision.sideways_cut`` sees to that), so it is left alone. Measured on the 350 held-out renders
+``vision.repairs.sideways_cut`` sees to that), so it is left alone. Measured on the 350 held-out renders
 (seeds 900000- and 910000-, shipped models; the flagged hand tiles' readings against their cuts
 turned back): 11 of the 41 tiles flagged sideways in error met both thresholds, all 11 read right
 upright, and none of the 424 flagged tiles truly lying sideways did. A face that reads sure both
@@ -21,7 +21,7 @@ live mode (``vision.live.reading``, on the frame it last processed) both read ti
 
 from __future__ import annotations
 
-from vision.turned_faces import Classify, turned_a_quarter
+from vision.repairs.turned_faces import Classify, turned_a_quarter
 from vision.types import TileReading
 
 #: A tile flagged sideways is read again upright when its top code is less sure than this...

@@ -23,7 +23,7 @@ import numpy as np
 
 from scoring.errors import InputError
 from vision.geometry import FaceFrame, face_frame, frame_rectangle, stands_upright
-from vision.turned_faces import Classify
+from vision.repairs.turned_faces import Classify
 from vision.types import Detection, TileReading
 
 #: The outline is at least this many times as large (area) as its two row neighbours' mean...

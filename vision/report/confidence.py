@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from vision.decode import DecodedGroup, HandReading, LegalReading
-from vision.tile_places import tile_place
+from vision.decode.unseen import UnseenTile
+from vision.report.tile_places import tile_place
 from vision.types import TileReading
-from vision.unseen import UnseenTile
 
 _Choice = TypeVar("_Choice")
 
@@ -243,9 +243,9 @@ def build_report(readings: list[TileReading], decoded: HandReading, best_total: 
     the tiles among the sets that the layout left out (``Layout.set_aside``): with any, the score is
     not called stable (on 550 held-out renders, such hands' "sure" totals were wrong 1 time in 3).
     ``maybe_flowers`` counts the tiles left out beside the hand that may be flowers
-    (``vision.stray_flowers.maybe_flowers``): with any, the score is not called stable either.
+    (``vision.repairs.stray_flowers.maybe_flowers``): with any, the score is not called stable either.
     ``kong_alternatives`` are the other totals of a concealed kong of four backs
-    (``vision.hidden_kong``): with any, neither; nor with a tile inferred (:data:`HIDDEN_NOTE`).
+    (``vision.repairs.hidden_kong``): with any, neither; nor with a tile inferred (:data:`HIDDEN_NOTE`).
     ``winning_tile`` is the one the player named
     (``--winning-tile``): the runners-up are scored with it too.
     """

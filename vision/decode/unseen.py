@@ -12,7 +12,7 @@ be (the scorer then confirms each):
   every shape any rule set knows, the scorer then says which the table's rules allow), less the
   faces whose four copies are all in the hand already;
 - they share one uniform prior, since nothing in the photo tells them apart. The search therefore
-  cannot choose among them; the confidence report does (``vision.confidence.choose_unseen_tile``).
+  cannot choose among them; the confidence report does (``vision.report.confidence.choose_unseen_tile``).
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ class UnseenTile:
 
     ``completions`` are the legal readings that differ from the best one only in the unseen tile's
     code, best (first found) first; all are equally probable, so which is reported is the confidence
-    report's choice (``vision.confidence.choose_unseen_tile``). ``winning`` says the unseen tile was
+    report's choice (``vision.report.confidence.choose_unseen_tile``). ``winning`` says the unseen tile was
     taken as the winning tile (the layout found none: the tile lying across is the one most often hidden).
     """
 

@@ -24,8 +24,8 @@ import numpy as np
 from scoring.errors import InputError
 from vision.geometry import face_frame, frame_rectangle
 from vision.layout import FLOWER_MASS, flower_mass
-from vision.stray_flowers import ReadFlowers, left_out_near_hand
-from vision.turned_faces import Classify
+from vision.repairs.stray_flowers import ReadFlowers, left_out_near_hand
+from vision.repairs.turned_faces import Classify
 from vision.types import Detection, GroupRole, TileReading
 
 #: An outline at least this many times the median tile's area may hold two tiles (940097: 2.5; one

@@ -5,7 +5,7 @@ about that much; a refusal's reason too long for one line is written in a strip 
 every label is sized against the picture, not the tile: at least 2.2% of its long side, and at
 least :data:`PHONE_TEXT` pixels tall once the picture is shrunk to :data:`PHONE_WIDTH` wide, as a
 phone shows it. Each tag goes where :func:`tag_layout` finds room near its tile or group, over no
-tile and no other tag (``vision.tag_places``), with a leader line when it had to move off.
+tile and no other tag (``vision.report.tag_places``), with a leader line when it had to move off.
 Colour marks certainty (green sure, amber unsure, red doubtful); a thick outline marks each group;
 the winning tile has a thick amber outline and "win" on its label; tiles outside the hand are grey.
 """
@@ -23,7 +23,7 @@ from scoring.errors import InputError
 from vision.dataset.files import atomic_write_bytes
 from vision.geometry import tile_outline
 from vision.imageio import resize_by
-from vision.tag_places import Box, PlacedTag, place_tags
+from vision.report.tag_places import Box, PlacedTag, place_tags
 
 OUTPUT_SIDE = 1600
 #: Minimum label height as a fraction of the picture's long side.
@@ -141,7 +141,7 @@ def tag_layout(canvas_shape: tuple[int, ...], result: Any, factor: float, live: 
     """Place every tag of ``result`` on a canvas of ``canvas_shape`` whose pixels are ``factor`` times
     the result's (full-resolution) boxes: tile tags first, nearest their tiles, then the groups' names
     beside their groups, each clear of every tile box and every tag before it
-    (:func:`vision.tag_places.place_tags`). ``live``: the banner keeps to one line."""
+    (:func:`vision.report.tag_places.place_tags`). ``live``: the banner keeps to one line."""
     height, width = canvas_shape[:2]
     label_height = label_height_for(width, height)
     gap = max(2, int(max(width, height)) // 400) * 2

@@ -2,7 +2,7 @@
 
 Why: a face with two columns of marks (4s above all, also 2s, 3s, 6p) sometimes gives the detector
 two peaks, one per column, each with a narrow face outline that reads as another tile (a 4s as two
-2s). The halves touch but hardly overlap, so ``vision.duplicates.merge_duplicates`` keeps both. On
+2s). The halves touch but hardly overlap, so ``vision.repairs.duplicates.merge_duplicates`` keeps both. On
 the 200 held-out renders (seeds 900000-, detector p2, tiles read as their true codes) a 4s found
 wrong was among the faults of 8 of the 45 failing readable hands; in most of the others only one
 half was found, which this cannot mend (the join wins back 2 hands, and loses none on 350 renders).

@@ -1,12 +1,12 @@
 """Flowers the detector saw only faintly beside a hand that reads without them.
 
-A faint detection beside the hand (a *spare*: ``vision.row_completion.spare_tiles``) is read only
+A faint detection beside the hand (a *spare*: ``vision.repairs.row_completion.spare_tiles``) is read only
 when the hand is a tile short without it (``vision.pipeline._read_with_spares``). A flower changes
 no tile count, so a flower whose heatmap peak stays under the threshold is never asked for: the hand
 reads, legal, a flower short, and its total is called sure (held-out render 940024: its 5f lay in
 plain view beside the sets, the detector's peak 0.496 against 0.5, the classifier 0.999 sure of it).
 So after such a hand reads, the spares the classifier is sure are flowers, and that lie beside
-the hand rather than half over a tile of it (``vision.row_completion.overlaps_a_tile``: that tile
+the hand rather than half over a tile of it (``vision.repairs.row_completion.overlaps_a_tile``: that tile
 found twice), are added, and the hand is read again. The new reading is
 kept only when it is the same hand with more flowers. A spare may still be a discarded flower (a
 fully concealed hand has no sets for its flowers to lie beside), so such a score is not called
@@ -20,9 +20,9 @@ from dataclasses import replace
 from typing import Any
 
 from scoring.errors import InputError
-from vision.confidence import ScoredAlternative
 from vision.layout import flower_mass
-from vision.row_completion import overlaps_a_tile
+from vision.repairs.row_completion import overlaps_a_tile
+from vision.report.confidence import ScoredAlternative
 from vision.types import TileReading
 
 #: The classifier's flower mass from which a spare is taken for a flower.

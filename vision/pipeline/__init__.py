@@ -1,0 +1,35 @@
+"""Photo -> scored hand: load, detect, classify, lay out, decode, score, report (DESIGN.md, Data flow).
+
+Each stage is a separate module and a pure function of the previous stage's output. Here:
+``readings`` is everything after the models (:func:`read_readings`, which the live mode reuses on
+voted readings), ``layouts`` the choice of layout to decode, ``scoring`` the decoded hand scored,
+``result`` what a photo gives (``PhotoResult``, ``PhotoReadError``), and ``photo`` the models and
+the resolution policy (:class:`PhotoPipeline`).
+"""
+
+from __future__ import annotations
+
+from vision.pipeline.photo import (
+    CLOSER_LOOKS,
+    DETECT_SIDE,
+    FINER_DETECTOR_SIZES,
+    FINER_LOOK_WARNING,
+    MIN_TILE_PIXELS,
+    TOP_K,
+    PhotoPipeline,
+    read_photo,
+)
+from vision.pipeline.readings import read_readings
+from vision.pipeline.result import (
+    PhotoReadError,
+    PhotoResult,
+    assumed_context,
+    failed_result,
+    resolve_ruleset,
+)
+from vision.types import GroupRole
+
+__all__ = ["CLOSER_LOOKS", "DETECT_SIDE", "FINER_DETECTOR_SIZES", "FINER_LOOK_WARNING", "MIN_TILE_PIXELS",
+           "TOP_K",
+           "GroupRole", "PhotoPipeline", "PhotoReadError", "PhotoResult", "assumed_context", "failed_result",
+           "read_photo", "read_readings", "resolve_ruleset"]

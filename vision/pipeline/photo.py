@@ -1,0 +1,344 @@
+"""A photo read with the models: :class:`PhotoPipeline` adds to ``vision.pipeline.readings`` (everything
+after the models) the detector, the classifier, the looks at a photo and the resolution policy:
+
+* the detector letterboxes to a small input anyway, so the photo is decoded reduced (JPEG DCT
+  scaling) to :data:`DETECT_SIDE` for detection;
+* crops are cut from that same reduced image when the tiles are big enough for the classifier
+  (:data:`MIN_TILE_PIXELS` on the long side), else the photo is decoded once more at just the
+  resolution that makes them so (never more than full size);
+* each face is cut out along its outline: the detector's (``Detection.quad``), or, from a model
+  that gives boxes only, a rectangle turned along the rows (``vision.layout.face_outline``), so a
+  photo taken at an angle reads like a square one; a face whose outline is turned against its
+  neighbours' is cut a second time along theirs, and read from both
+  (``vision.repairs.outline_views``).
+
+Boxes in the result are always pixels of the full-resolution, EXIF-upright photo.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from scoring.errors import InputError
+from vision.decode.budget import (
+    FRAME_BUDGET,
+    LOOK_SEARCH_BUDGET,
+    PHOTO_BUDGET,
+    Budget,
+    BudgetLimits,
+    time_limit_reason,
+)
+from vision.imageio import ArraySource, PhotoSource, RegionSource
+from vision.layout import face_outline, row_angle
+from vision.named_tiles import NOTHING_NAMED, NamedTiles
+from vision.pipeline.readings import read_readings
+from vision.pipeline.result import PhotoReadError, PhotoResult
+from vision.repairs.closer_look import Look, closer_look, shifted
+from vision.repairs.colour_cast import neutralised
+from vision.repairs.duplicates import with_spares
+from vision.repairs.second_looks import read_flowers_again, read_with_second_looks
+from vision.repairs.sideways_cut import second_cuts
+from vision.repairs.stray_flowers import ReadFlowers
+from vision.repairs.turned_faces import Classify
+from vision.repairs.upright_faces import with_false_turns_undone
+from vision.types import Detection, TileReading
+
+#: Long side of the image the detector sees (it letterboxes further to its own input size).
+DETECT_SIDE = 1024
+#: A tile's long side in the image crops are cut from; below this the photo is decoded larger.
+MIN_TILE_PIXELS = 72
+#: Candidates kept per tile for the decoder.
+TOP_K = 5
+#: Detector input sizes of the finer looks at a photo whose hand does not read, in turn (the
+#: detector's own is 512). Seen larger, small tiles get their own heat peak: mostly a winning tile
+#: lying flat in front of a standing row, which at 512 merges into the row's peaks. Only for hands
+#: that fail, as a finer look reads worse overall (``models/MODEL_CARD.md``, "Finer looks").
+FINER_DETECTOR_SIZES = (640, 768)
+#: How many times in a row tiles found small are read again closer (``vision.repairs.closer_look``): a photo
+#: where the first look finds almost nothing is looked at whole at twice the size, and the tiles that
+#: finds may still call for a window around them.
+CLOSER_LOOKS = 2
+#: Said of a hand only a finer look read; its score is never called sure: the first look found
+#: another set of tiles, so a tile may still be missing or extra.
+FINER_LOOK_WARNING = ("the score is not certain: the hand read only when the photo was looked at again, "
+                      "finer; check that every tile was found")
+
+
+def _rescale(detection: Detection, factor: float) -> Detection:
+    x1, y1, x2, y2 = detection.box
+    quad = None if detection.quad is None else tuple((x * factor, y * factor) for x, y in detection.quad)
+    return replace(detection, box=(x1 * factor, y1 * factor, x2 * factor, y2 * factor), quad=quad)
+
+
+class PhotoPipeline:
+    """The models plus the resolution policy. Models load on first use (the CLI may fail earlier)."""
+
+    def __init__(self, detector: Any = None, classifier: Any = None,
+                 photo_budget: BudgetLimits = PHOTO_BUDGET) -> None:
+        self._detector = detector
+        self._classifier = classifier
+        self.photo_budget = photo_budget  # each photo's readings and seconds (``vision.decode.budget``)
+
+    @property
+    def detector(self) -> Any:
+        if self._detector is None:
+            from vision.models.detector import TileDetector
+
+            self._detector = TileDetector()
+        return self._detector
+
+    @property
+    def classifier(self) -> Any:
+        if self._classifier is None:
+            from vision.models.classifier import TileClassifier
+
+            self._classifier = TileClassifier()
+        return self._classifier
+
+    def _load_models(self) -> None:
+        """Load both models now, if not yet (each loads on first use)."""
+        _ = (self.detector, self.classifier)
+
+    def read_tiles(self, source: PhotoSource | ArraySource | np.ndarray,
+                   timings: dict[str, float] | None = None) -> list[TileReading]:
+        """Detect and classify every tile; boxes in full-resolution upright pixels."""
+        return self._read_tiles(source, timings)[0]
+
+    def _read_tiles(self, source: PhotoSource | ArraySource | RegionSource | np.ndarray,
+                    timings: dict[str, float] | None = None, detector_size: int | None = None,
+                    closer_looks: int | None = None, finer: float = 1.0
+                    ) -> tuple[list[TileReading], Classify, ReadFlowers]:
+        """The readings, and two functions that read more detections (full-resolution pixels) from
+        the same image the crops were cut from: with the classifier, and with the flower model alone.
+        ``detector_size``: the detector's input size (default its own). ``closer_looks``: how many
+        times tiles found small may be read again from a closer look (``vision.repairs.closer_look``;
+        default :data:`CLOSER_LOOKS` at the detector's own size, none at another); ``finer``: how
+        much larger that look sees them (a finer look's)."""
+        timings = timings if timings is not None else {}
+        started = time.perf_counter()
+        if isinstance(source, np.ndarray):
+            source = ArraySource(source)
+        small, scale = source.image(DETECT_SIDE)
+        timings["load"] = time.perf_counter() - started
+        detections = with_spares(self.detector.detect(small, spares=True, input_size=detector_size))
+        timings["detect"] = time.perf_counter() - started - timings["load"]
+        if closer_looks is None:
+            closer_looks = CLOSER_LOOKS if detector_size is None else 0
+        network_side = detector_size or getattr(self.detector, "input_size", None)
+        if closer_looks > 0 and network_side:
+            look = closer_look(detections, (small.shape[1], small.shape[0]), network_side,
+                               most_zoom=1.0 / scale, finer=finer)
+            if look is not None:
+                return self._read_closer(source, look, scale, timings, closer_looks - 1, finer)
+        if not detections:
+            raise InputError("no tiles found in the photo")
+        tile_pixels = float(np.median([max(d.width, d.height) for d in detections]))
+        crop_image, crop_scale = small, scale
+        if tile_pixels < MIN_TILE_PIXELS and scale < 1.0:
+            longest = max(small.shape[:2]) / scale
+            side = min(longest, max(small.shape[:2]) * MIN_TILE_PIXELS / tile_pixels)
+            crop_image, crop_scale = source.image(None if side >= longest else int(math.ceil(side)))
+        factor = crop_scale / scale
+        in_crop = [_rescale(d, factor) for d in detections]
+        # Cut each face out along its outline, not the whole axis-aligned box; a boxes-only model's
+        # faces are turned along the rows. A tile whose outline is at a slant against its
+        # neighbours' is read a second time, squared onto them (none for a boxes-only model), and a
+        # sideways tile a second time as the face its box holds across the row.
+        faces, seconds = in_crop, second_cuts(in_crop)
+        if any(d.quad is None for d in in_crop):
+            angle = row_angle(in_crop)
+            faces = [replace(d, quad=face_outline(d, angle)) for d in in_crop]
+        balanced = neutralised(crop_image, [d.quad for d in faces])  # a strongly coloured lamp
+        if balanced is not None:
+            crop_image = balanced
+        readings = self.classifier.classify(crop_image, faces, top_k=TOP_K, second_outlines=seconds)
+        timings["classify"] = time.perf_counter() - started - timings["load"] - timings["detect"]
+
+        def classify(detections: list[Detection]) -> list[TileReading]:
+            in_crop = [_rescale(d, crop_scale) for d in detections]
+            read = self.classifier.classify(crop_image, in_crop, top_k=TOP_K)
+            return [TileReading(d, r.candidates) for d, r in zip(detections, read, strict=True)]
+
+        def read_flowers(detections: list[Detection]) -> np.ndarray | None:
+            in_crop = [_rescale(d, crop_scale) for d in detections]
+            return self.classifier.flower_probabilities(crop_image, in_crop)
+
+        found = [TileReading(_rescale(d, 1.0 / crop_scale), r.candidates)
+                 for d, r in zip(in_crop, readings, strict=True)]
+        return with_false_turns_undone(found, classify), classify, read_flowers
+
+    def _network_side(self) -> int:
+        """The detector's own input size (512 when a stand-in detector does not say)."""
+        return int(getattr(self.detector, "input_size", None) or 512)
+
+    def _read_closer(self, source: PhotoSource | ArraySource | RegionSource, look: Look, scale: float,
+                     timings: dict[str, float], closer_looks: int, finer: float
+                     ) -> tuple[list[TileReading], Classify, ReadFlowers]:
+        """:meth:`_read_tiles` of the window ``look`` names (in the pixels of the image seen at
+        ``scale``), its readings and reading functions in the photo's full-resolution pixels."""
+        x1, y1, x2, y2 = (value / scale for value in look.region)
+        width, height = source.full_size
+        region = (max(0, math.floor(x1)), max(0, math.floor(y1)), min(width, math.ceil(x2)),
+                  min(height, math.ceil(y2)))
+        window = RegionSource(source, region)
+        first = dict(timings)
+        readings, classify, read_flowers = self._read_tiles(window, timings, detector_size=look.input_size,
+                                                            closer_looks=closer_looks, finer=finer)
+        timings.update({f"first_{key}": value for key, value in first.items()})
+        dx, dy = window.offset
+
+        def classify_in_photo(detections: list[Detection]) -> list[TileReading]:
+            read = classify([shifted(d, -dx, -dy) for d in detections])
+            return [TileReading(d, r.candidates) for d, r in zip(detections, read, strict=True)]
+
+        def read_flowers_in_photo(detections: list[Detection]) -> np.ndarray | None:
+            return read_flowers([shifted(d, -dx, -dy) for d in detections])
+
+        found = [TileReading(shifted(r.detection, dx, dy), r.candidates) for r in readings]
+        return found, classify_in_photo, read_flowers_in_photo
+
+    def faint_tiles(self, readings: list[TileReading]) -> list[int]:
+        """Indices of the tiles found below the detector's own threshold (kept because they extend a
+        row, ``vision.repairs.row_completion``): the hand may be read without them."""
+        threshold = getattr(self.detector, "score_threshold", None)
+        if threshold is None:
+            return []
+        return [i for i, reading in enumerate(readings)
+                if reading.detection.score < threshold and not reading.detection.spare]
+
+    def read_photo(self, path: str | Path, *, rules: Any = None, table: Any = None, context: Any = None,
+                   named: NamedTiles = NOTHING_NAMED) -> PhotoResult:
+        """Read one photo file into a scored hand (InputError for anything the user must fix). A
+        photo whose hand does not read is looked at again, finer (:meth:`_read_finer`), and if no look
+        reads, the first look is read once more taking weak detections that make the hand only with a
+        tile inferred (``last_resort`` of :func:`read_readings`), its score called unsure.
+        ``named``: what the player names that no photo shows (``vision.named_tiles``).
+
+        The whole photo has one budget (``photo_budget``, ``vision.decode.budget.PHOTO_BUDGET``): readings
+        over all its searches, and a deadline; its first look alone gets part of the readings, which
+        leaves the rest for the finer looks. Past the deadline the looks left are skipped and the photo is
+        refused, saying so. The clock starts once the models are loaded (the first photo of a run
+        loads them)."""
+        self._load_models()  # before the clock starts
+        budget = Budget(self.photo_budget)
+        started = time.perf_counter()
+        source = PhotoSource(path)
+        timings: dict[str, float] = {}
+        readings, classify, read_flowers = self._read_tiles(source, timings)
+        look_seconds = time.perf_counter() - started  # what one look's models take on this machine
+        try:
+            result = self._read_hand(readings, classify, image=str(path), rules=rules, table=table,
+                                     context=context, read_flowers=read_flowers, named=named,
+                                     budget=budget.part(LOOK_SEARCH_BUDGET))
+        except InputError as error:
+            result = self._read_finer(source, image=str(path), rules=rules, table=table, context=context,
+                                      named=named, budget=budget, look_seconds=look_seconds)
+            if result is None:
+                result = self._read_last_resort(readings, classify, image=str(path), rules=rules, table=table,
+                                                context=context, read_flowers=read_flowers, named=named,
+                                                budget=budget)
+            if result is None:
+                reason = str(error)
+                if budget.expired() and not reason.startswith(time_limit_reason(budget)):
+                    reason = (f"{time_limit_reason(budget)}; the looks left were skipped; the first look: "
+                              f"{reason}")
+                failure = PhotoReadError(reason, readings, getattr(error, "fixes", ()))
+                failure.timings = {**timings, "total": time.perf_counter() - started}
+                raise failure from None
+        result.timings = {**timings, **result.timings, "total": time.perf_counter() - started}
+        return result
+
+    def _read_finer(self, source: PhotoSource, *, image: str, rules: Any, table: Any, context: Any,
+                    named: NamedTiles, budget: Budget, look_seconds: float = 0.0) -> PhotoResult | None:
+        """The hand read from the detector's finer looks (:data:`FINER_DETECTOR_SIZES`), the first
+        that reads, its score called unsure; None if none does. A look is not begun once less of
+        ``budget``'s time is left than the first look's models took (``look_seconds``): it would
+        end past the deadline, its hand unread. The photo's own failure stays the one reported."""
+        for size in FINER_DETECTOR_SIZES:
+            left = budget.seconds_left()
+            if left is not None and left < look_seconds:
+                return None
+            timings: dict[str, float] = {}
+            try:
+                # A hand far off in a big photo is seen finer from its closer look (on a photo that
+                # holds no more detail than the first look used, as the renders, nothing changes).
+                readings, classify, read_flowers = self._read_tiles(
+                    source, timings, detector_size=size, closer_looks=CLOSER_LOOKS,
+                    finer=size / self._network_side())
+                result = self._read_hand(readings, classify, image=image, rules=rules, table=table,
+                                         context=context, read_flowers=read_flowers, named=named,
+                                         cut_merged=False, budget=budget)
+            except InputError:
+                continue
+            result.timings = {**{f"finer_{key}": value for key, value in timings.items()},
+                              **result.timings, "finer_detector_size": float(size)}
+            if result.report is not None:
+                result.report.score_stable = False
+                result.report.notes.append(f"read from a second look with the detector at {size} pixels; "
+                                           "the first look found no legal hand")
+            result.warnings.append(FINER_LOOK_WARNING)
+            return result
+        return None
+
+    def _read_last_resort(self, readings: list[TileReading], classify: Classify, *, image: str, rules: Any,
+                          table: Any, context: Any, read_flowers: ReadFlowers | None,
+                          named: NamedTiles, budget: Budget) -> PhotoResult | None:
+        """The first look read with weak detections kept even where the hand then needs a tile
+        inferred, its score called unsure; None if it still does not read, or ``budget``'s deadline
+        has passed. Tried only after every look failed: taken earlier, such a guess would stand in
+        for a finer look's whole reading."""
+        if budget.expired():
+            return None
+        try:
+            result = self._read_hand(readings, classify, image=image, rules=rules, table=table,
+                                     context=context, read_flowers=read_flowers, named=named,
+                                     last_resort=True, cut_merged=False, budget=budget)
+        except InputError:
+            return None
+        if result.report is not None:
+            result.report.score_stable = False
+        return result
+
+    def read_image(self, image_bgr: np.ndarray, *, name: str = "<image>", rules: Any = None,
+                   table: Any = None, context: Any = None) -> PhotoResult:
+        """Read an in-memory upright BGR image (a camera frame) into a scored hand, within a frame's
+        budget (``vision.decode.budget.FRAME_BUDGET``: a frame that holds no hand must not stall the
+        camera)."""
+        self._load_models()  # before the clock starts
+        budget = Budget(FRAME_BUDGET)
+        readings, classify, read_flowers = self._read_tiles(image_bgr)
+        return self._read_hand(readings, classify, image=name, rules=rules, table=table, context=context,
+                               read_flowers=read_flowers, budget=budget)
+
+    def _read_hand(self, readings: list[TileReading], classify: Classify, *, image: str, rules: Any,
+                   table: Any, context: Any, read_flowers: ReadFlowers | None = None,
+                   named: NamedTiles = NOTHING_NAMED, last_resort: bool = False,
+                   cut_merged: bool = True, budget: Budget | None = None) -> PhotoResult:
+        """The hand read with the second looks (``vision.repairs.second_looks.read_with_second_looks``), then,
+        when it reads, once more with the flower model's (``read_flowers``) looks at tiles left out
+        beside it and at two flowers found as one outline (``read_flowers_again``). ``last_resort``:
+        see :func:`read_readings`; ``cut_merged``: see ``read_with_second_looks``; ``budget``: what
+        every reading of the hand spends."""
+        def read(tiles: list[TileReading]) -> PhotoResult:
+            return read_readings(tiles, image=image, rules=rules, table=table, context=context,
+                                 infer_unseen=True, optional=self.faint_tiles(tiles), named=named,
+                                 last_resort=last_resort, budget=budget)
+
+        result = read_with_second_looks(readings, classify, read, cut_merged=cut_merged)
+        if read_flowers is None:
+            return result
+        return read_flowers_again(result, classify, read_flowers, read)
+
+
+
+def read_photo(path: str | Path, rules: Any = None, table: Any = None, context: Any = None,
+               pipeline: PhotoPipeline | None = None, named: NamedTiles = NOTHING_NAMED) -> PhotoResult:
+    """Read and score one photo with the shipped models (see :class:`PhotoPipeline`)."""
+    return (pipeline or PhotoPipeline()).read_photo(path, rules=rules, table=table, context=context,
+                                                    named=named)
