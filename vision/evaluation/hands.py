@@ -478,16 +478,14 @@ def main(argv: list[str]) -> int:
                         help=f"render N held-out hands (seeds from {HELDOUT_SEED}) into --out and use them")
     parser.add_argument("--out", type=Path, default=Path("runs/heldout-hands"))
     parser.add_argument("--seed", type=int, default=HELDOUT_SEED, help="first render seed")
-    parser.add_argument("--overhead", action="store_true",
-                        help="render with an easy camera from above, no discards (OVERHEAD)")
+    parser.add_argument("--overhead", action="store_true", help="render from above, no discards (OVERHEAD)")
     parser.add_argument("--far", action="store_true",
                         help="render the hand far off in a 2560x1920 photo, across a quarter to a half of "
                              "it (FAR)")
     parser.add_argument("--real", type=Path, default=Path(__file__).resolve().parents[2]
                         / "datasets/samples/real/manifest.jsonl", help="manifest of labelled real photos")
     parser.add_argument("--rules", default="taiwan")
-    parser.add_argument("--oracle", action="store_true",
-                        help="readings from the labels (layout and decoding only)")
+    parser.add_argument("--oracle", action="store_true", help="readings from the labels (layout, decoding)")
     parser.add_argument("--boxes-only", action="store_true",
                         help="with --oracle: no labelled tile outlines (what a boxes-only detector gives)")
     parser.add_argument("--true-codes", action="store_true",
@@ -504,21 +502,22 @@ def main(argv: list[str]) -> int:
                         help="read only that split of the --real photos (by the table photos' split rule; "
                              "for datasets/real-labels/table-photos.jsonl)")
     parser.add_argument("--json", action="store_true")
-    parser.add_argument("--per-hand", type=Path,
-                        help="also write each image's outcome (exact, right total, answered, called sure, "
-                             "tiles, error, and for a hand not read exactly its cause and wrong tiles) to "
-                             "this JSON file")
-    parser.add_argument("--sheet", type=Path,
-                        help="also draw the misread tiles of the readable hands not read exactly side by "
-                             f"side into this PNG (the first {SHEET_LIMIT})")
+    parser.add_argument("--per-hand", type=Path, help="also write each image's outcome (exact, right total, "
+                        "answered, sure, tiles, error; a miss's cause and wrong tiles) to this JSON file")
+    parser.add_argument("--sheet", type=Path, help="also draw the misread tiles of the readable hands "
+                        f"not read exactly side by side into this PNG (the first {SHEET_LIMIT})")
     parser.add_argument("--compare", type=Path,
                         help="a --per-hand file of an earlier run: list the hands (and right totals) gained "
                              "and lost since")
+    parser.add_argument("--no-deadline", action="store_true", help="no 3 s limit a photo: outcomes that "
+                        "do not depend on how busy the machine is (the readings' budget still holds)")
     args = parser.parse_args(argv)
     from vision.dataset.files import atomic_write_text
+    from vision.decode.budget import NO_DEADLINE, PHOTO_BUDGET
     from vision.pipeline import PhotoPipeline
 
-    pipeline = None if args.oracle else PhotoPipeline()
+    limits = NO_DEADLINE if args.no_deadline else PHOTO_BUDGET
+    pipeline = None if args.oracle else PhotoPipeline(photo_budget=limits)
     manifests = []
     if args.render:
         manifests.append(render_heldout(args.out, args.render, args.seed, args.overhead, args.far))
