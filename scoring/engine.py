@@ -99,7 +99,7 @@ _PREPARED: dict = {}
 
 def _prepare(ruleset: RuleSet, table: TableSettings) -> tuple[dict, list[str], _Plan]:
     """The effective options (rule set < table), warnings about unknown house options, and the
-    plan; cached per rule set and table options because every hand of a session shares them."""
+    plan; cached per rule set and table options because every hand scored under them shares them."""
     key = (id(ruleset), table.ting, tuple(sorted((k, repr(v)) for k, v in table.options.items())))
     prepared = _PREPARED.get(key)
     if prepared is not None and prepared[3] is ruleset:

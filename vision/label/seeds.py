@@ -33,7 +33,7 @@ def yolo_root(root: Path, key: str) -> Path | None:
 
 @functools.lru_cache(maxsize=8)
 def _yolo_tiles(folder: Path) -> dict[str, list[TileLabel]]:
-    """Every image's YOLO boxes in ``folder``, by path relative to it (read once per session)."""
+    """Every image's YOLO boxes in ``folder``, by path relative to it (read once per server run)."""
     from vision.dataset.yolo import read_yolo
 
     return {Path(record.image).as_posix(): record.tiles for record in read_yolo(folder)}

@@ -289,7 +289,7 @@ class TileDetector:
     def __init__(self, model_path: Path | None = None, score_threshold: float | None = None,
                  threads: int | None = None, mirror_view: bool = True) -> None:
         """``mirror_view``: average the heatmap with the mirror image's (:func:`mean_mirrored_heat`);
-        False runs the network once, as the models were measured until the twelfth session."""
+        False runs the network once, without the mirror image."""
         path = resolve_model_path(model_path, DEFAULT_MODEL_NAME)
         self.mirror_view = mirror_view
         self.session = create_session(path, threads=threads)

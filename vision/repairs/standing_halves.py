@@ -16,11 +16,9 @@ joined outline must read sure as another face (:data:`JOINED_SURE`), and the pip
 joined hand only when it reads with every tile as the classifier read it and none unseen. It is
 tried only for a hand that does not read, or reads only with tiles corrected.
 
-Measured (twenty-fourth session): the bundled samples read 4 of 6 exactly (3 before; all 6 totals
-right, 5 before); no hand or total moves on the seven held-out render sets (790 renders). There
-the halves of a standing 4s or 4p are rarer than a 4s read 2s whole, or a winning 4p lying on
-the one beside it found as one box; 910022's flat 4s pung, found as six halves, joins right but
-then needs its winning tile inferred, so it is not kept.
+It reads one more bundled sample exactly and moves no held-out hand (``models/EXPERIMENTS.md``):
+there the halves of a standing 4s or 4p are rare, and a flat 4s pung found as six halves joins
+right but then needs its winning tile inferred, so it is not kept.
 """
 
 from __future__ import annotations

@@ -2,15 +2,11 @@
 
 A row one tile over the count the sets on the table allow holds a tile that is not the hand's: a
 discard lying against the row's end, or a tile found twice, whose second detection sits between
-two real ones (render 900141: a 9p lying sideways at the row's end, detector score 0.51 against
-0.62-0.83 for the hand's tiles). The hand cannot be read as it is (``vision.decode.unseen.TileCountError``
+two real ones (a 9p lying sideways at the row's end, scored lower by the detector than any of
+the hand's tiles). The hand cannot be read as it is (``vision.decode.unseen.TileCountError``
 with a surplus of one), so each of the :data:`WEAKEST` least sure detections of the concealed row
-is left out in turn; the first reading that makes a whole hand with every tile seen is kept. On the
-held-out renders (``scripts/evaluate.py hands``) 5 photos of 390 had one tile too many: one more
-hand of the 200 reads exactly, none on the 150 or the 40 from above, none lost. With the
-classifier shipped since the seventeenth session 900141 no longer reads (one of its set tiles,
-boxed short, reads 6s for 6p), and no held-out render needs this any more; the rule stays for the
-discard against a real row (``tests/pipeline/test_surplus_tile.py``).
+is left out in turn; the first reading that makes a whole hand with every tile seen is kept. The
+rule covers a discard lying against a real row (``tests/pipeline/test_surplus_tile.py``).
 """
 
 from __future__ import annotations

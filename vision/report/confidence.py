@@ -32,15 +32,13 @@ UNSTABLE_SHARE = 0.05
 #: multiplied) is read against the classifier's word: the legal reading was forced on tiles that look
 #: like something else (a TV remote's buttons beside a real hand read as a pung of 1s at 0.23%, the
 #: shared table photo 420188206_..._6793508684794312472, "reading 100%"). Such a score is not called
-#: sure. On 799 answered held-out renders (eight sets, thirtieth session) 12 sure calls had such a
-#: group and 2 of them were wrong (17%), against 13 of the other 593 (2.2%); any bound from 0.1% to
-#: 1% left the sure calls 97.8% right, and half a percent catches the remote.
+#: sure. On held-out renders sure calls with such a group are wrong far more often than the others,
+#: any bound from 0.1% to 1% serves as well, and half a percent catches the remote.
 IMPLAUSIBLE_GROUP = 0.005
 #: A hand with a tile not in the photo is never called sure, even when every tile that completes it
 #: scores alike: the photo hides part of the hand, and a hidden flower changes no tile count, so
-#: nothing shows it is missing. On six held-out render sets (750 renders, twenty-fourth session)
-#: 3 of the 15 such scores called sure were wrong (a flower hidden, misread, or found where none
-#: is), against 11 of the 466 others.
+#: nothing shows it is missing. On held-out renders such sure calls are wrong far more often than the
+#: others (a flower hidden, misread, or found where none is).
 HIDDEN_NOTE = ("a tile of the hand is not in the photo, so others may be hidden too (a flower changes "
                "no tile count); the score is not called sure")
 

@@ -116,7 +116,7 @@ function tileToJson(t) {
 }
 
 function isLow(t) {
-  // A tile a person has decided (this session, or by marking the photo reviewed) is not flagged.
+  // A tile a person has decided (since the page loaded, or by marking the photo reviewed) is not flagged.
   if (t.touched || S.reviewed) return false;
   if (t.code === "unknown") return true;
   return t.candidates.length > 0 && t.candidates[0][1] < S.meta.low_confidence;
