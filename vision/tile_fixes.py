@@ -78,8 +78,8 @@ def apply_fixes(readings: Sequence[TileReading], fixes: Sequence[Fix],
     whose fix leaves the likeliest legal hand (where the hands are alike, that is the tile read
     least surely); when no fix makes a legal hand yet (another fix may be needed), the one the
     classifier was least sure of. What the classifier gave ``true`` is not weighed: a misread the
-    decoder refuses gives the true face under 1e-4, where such shares are noise (held-out render
-    900168's misread 1m gave 1m nothing, a true 7z beside it 2e-5). Fixes with which no winning hand
+    decoder refuses gives the true face under 1e-4, where such shares are noise (a misread tile's
+    true face can get nothing, a true tile beside it as little). Fixes with which no winning hand
     reads, where one read without them, are dropped and said so: a photo that reads is not refused
     for a slip of the player's (``--fix back=3p`` on a concealed kong of four backs, whose face is
     ``--kong-face``'s)."""

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 
 #: Whole-hand readings one photo may examine over all its looks and layouts, and its first look
 #: alone. A photo that is no hand is searched to ``vision.decode.SEARCH_BUDGET`` for every layout
-#: of every look: real table photos took up to 5.2 million readings (58 s). On the held-out renders
-#: no hand that read took more than 160 000 in all, save one whose first look failed after 1.05
-#: million and whose finer look read in 81 (940007): the first look gets half the photo's budget.
-#: The one real table photo that read past 600 000 (730 000, 410196674) was a wrong reading at 0%
-#: (a row of 18 winds squeezed to a third of their width, read as bamboos).
+#: of every look, and real table photos can take millions of readings. Hands that read take far
+#: fewer, though a first look can fail after a long search where a finer look then reads quickly,
+#: so the first look gets half the photo's budget. The one real table photo that read past the
+#: photo's budget was a wrong reading (a row of winds squeezed to a third of their width, read as
+#: bamboos).
 PHOTO_SEARCH_BUDGET = 600_000
 LOOK_SEARCH_BUDGET = 300_000
 #: Seconds a photo or a camera frame may take, from opening it to its answer: past them the looks

@@ -21,11 +21,9 @@ from vision.types import HAND_SIZE, GroupRole, Layout, LegalReading, TileReading
 #: that is no winning hand can always be "corrected" into one by enough unlikely changes).
 MIN_LIKELIHOOD_RATIO = 1e-4
 #: A legal reading that changes more tiles than this from the classifier's first choice is not
-#: believed either, however likely the changes: on 552 answered held-out renders (seeds 900000-,
-#: 910000-, 920000-, 930000-, 940000-) one needed 4 (930034, right, but only 0.1% of the legal
-#: readings: a guess), none more; the two real table photos of 158 that were still scored needed
-#: 4 and 5 (a mid-game row and three discards read as a pung, 18 tai; a row of winds read as
-#: bamboos, 42 tai), both at 0% of the legal readings, both no winning hand at all.
+#: believed either, however likely the changes: held-out renders almost never need more, and the
+#: real table photos that did were no winning hand at all (a mid-game row and three discards read
+#: as a pung; a row of winds read as bamboos).
 MAX_CHANGES = 3
 #: Whole-hand readings examined before giving up.
 SEARCH_BUDGET = 30_000

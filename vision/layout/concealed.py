@@ -45,8 +45,8 @@ def _row_with(runs: list[list[Tile]], start: int) -> list[int]:
 def _facing_excess(frame: Frame, row: list[Tile], run: list[Tile]) -> float:
     """How much longer along the row (in tile widths) the two tiles facing each other across the gap
     between ``row`` and ``run`` are than two upright tiles: :data:`ROW_GAP` counts centres, so a
-    sideways winning tile or a nearer, larger face at the gap would otherwise widen it (held-out
-    renders 900181 and 940076: a concealed row split at its sideways tile, half of it read as sets)."""
+    sideways winning tile or a nearer, larger face at the gap would otherwise widen it (and a
+    concealed row would split at its sideways tile, half of it read as sets)."""
     near = min((run[0], run[-1]), key=lambda t: frame.position(t)[0])
     ahead = frame.along(near) > 0
     facing = max(row, key=frame.along) if ahead else min(row, key=frame.along)

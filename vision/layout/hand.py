@@ -28,7 +28,7 @@ HAND_SPAN = 14.0
 #: tai); at 0.6, a far render's set was left out of its hand.
 FAR_TILE_SCALE = 0.45
 #: ... when they lie more than this many tile heights across the row (a set close behind a standing
-#: row shows only slivers of its tiles, as small: render 950006).
+#: row shows only slivers of its tiles, as small).
 FAR_SET_ACROSS = 1.5
 #: A lone sideways tile at most this many tile heights across the concealed row may be its winning
 #: tile laid beside it; farther, it is a discard, and the rows of sets do not reach on past it (a real
@@ -49,8 +49,8 @@ def _alike(tile: Tile, row: list[Tile]) -> bool:
     """Does a lone tile look like it lies the way the row's tiles do (size and turn)? A discard
     thrown on the table lies at any angle, a tile laid in a row of sets lies like its neighbours.
     It is compared with the row's tiles nearest it: perspective shrinks a row along its length
-    (held-out render 950080: a flower before a pung, 1.42 times the length of the row's median
-    tile, the far end of the row a kong's backs, 1.1 times the pung's)."""
+    (a flower in front of a pung can be far longer than the row's median tile, and the far end of
+    the row, a kong's backs, shorter than the pung)."""
     upright = [t for t in row if not t.rotated] or row
     upright = sorted(upright, key=lambda t: math.hypot(t.x - tile.x, t.y - tile.y))[:ALIKE_NEIGHBOURS]
     across = float(np.median([t.across for t in upright]))

@@ -20,8 +20,8 @@ TILE_ASPECT = 1.35
 #: Neighbours whose gap is at most this many tile widths touch (same run).
 GROUP_GAP = 0.4
 #: Of two upright neighbours, one outlined shorter than this fraction of the other along the row is
-#: taken as outlined too small, and the gap is measured from the longer one's edge (render 900156's
-#: middle 4p, 0.67 of its neighbours, split a pung; at 0.8 or 0.9 the held-out figures are the same).
+#: taken as outlined too small, and the gap is measured from the longer one's edge (a middle tile
+#: outlined two thirds as long as its neighbours would otherwise split a pung).
 SHORT_OUTLINE = 0.8
 #: Neighbours along the row may be offset across it by at most this fraction of the tile height.
 ROW_BAND = 0.5

@@ -35,8 +35,8 @@ def _longer_than_neighbours(tile: Tile, row: list[Tile], frame: Frame) -> float:
 
     Why not the outline's own length against its depth (:attr:`Tile.lengthwise`): across the row
     a face is foreshortened by the camera and cut short where a neighbour hides it, so a half-hidden
-    upright tile at the far end of a flat row can look as long as the tile lying across (held-out
-    render 940076: its 1p 1.72, the winning 5p 1.68; along against neighbours 0.89 and 1.15)."""
+    upright tile at the far end of a flat row can look as long as the tile lying across, while
+    along the row against its neighbours the two differ clearly."""
     upright = sorted((t for t in row if not t.rotated),
                      key=lambda t: abs(frame.along(t) - frame.along(tile)))[:LENGTH_NEIGHBOURS]
     if not upright:

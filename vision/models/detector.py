@@ -272,8 +272,8 @@ def mean_mirrored_heat(maps: np.ndarray, mirrored_maps: np.ndarray, cells: int) 
     Test-time augmentation for the peaks only: a tile is a tile in a mirror too, and the two views'
     mean lifts a tile one view half misses (a winning tile laid flat before its row) and lowers a
     peak only one view sees. The other channels (offsets, sizes, axes, corners) stay this view's,
-    which the mirror would need re-signing for. On the 200 held-out renders (seeds 900000-,
-    ensemble p1+p2) it reads 52.5% of the hands exactly against 48.5%; model card, "Mirror view".
+    which the mirror would need re-signing for. It reads more held-out hands exactly
+    (``models/MODEL_CARD.md``, mirror view).
     """
     out = maps.copy()
     out[0, :, :cells] = (maps[0, :, :cells] + mirrored_maps[0, :, :cells][:, ::-1]) / 2

@@ -27,9 +27,9 @@ FLOWER_MODEL_NAME = "flowers.onnx"
 FLOWER_GATE = 0.5
 #: Below that gate, from this much flower mass, the flower model still says which flower when it is
 #: itself at least :data:`SURE_FLOWER_MASS` sure the tile is a flower. A flower of a set unlike any
-#: the main model knows can spread its mass over flowers and dots (render 900029's 梅 1 from above:
-#: 4f 0.27, 6p 0.18, flowers 0.37 in all; the flower model 1f 0.99). Gated at 0.2 alone, the split
-#: also turned a right 6f into a 4f where the flower model was unsure itself (910051: 0.54).
+#: the main model knows can spread its mass over flowers and dots while the flower model is sure of
+#: it. Gated at 0.2 alone, the split would also turn right flowers wrong where the flower model is
+#: unsure itself.
 LOW_FLOWER_GATE = 0.2
 SURE_FLOWER_MASS = 0.9
 

@@ -76,8 +76,8 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
 def _overlapping_spares_win(result: PhotoResult, added: list[TileReading], base: list[TileReading]) -> bool:
     """Whether each added spare that overlaps a tile already read (outline IoU above
     ``vision.repairs.row_completion.WINNER_ONLY_OVERLAP_IOU``) is the hand's winning tile. Such a spare is
-    offered for a winning tile lying across in front of a row, half over a row tile (held-out render
-    950085: 4p over 4p, peak 0.39); anywhere else it is likelier that tile found twice."""
+    offered for a winning tile lying across in front of a row, half over a row tile, often with a
+    faint peak; anywhere else it is likelier that tile found twice."""
     found = [tile.detection for tile in base]
     overlapping = [a for a in added if overlaps_a_tile(a.detection, found)]
     if not overlapping:
@@ -162,9 +162,8 @@ def _winning_tile_read_as_named(readings: list[TileReading], decoded: Decoded, w
     the decoder making some other legal hand of the rest). If the hand does hold the named tile,
     the layout may have taken the wrong tile for the winner (a flower lying apart, read 2z), and the
     named tile is made the winner where it stands (``vision.pipeline.scoring.with_named_winner``). A
-    hand that does not read at all is left to the second looks (render 900120 reads right only
-    through them). If the hand makes no legal reading with the shown tile as its named winner, the
-    first decoding stays."""
+    hand that does not read at all is left to the second looks, which may read it. If the hand
+    makes no legal reading with the shown tile as its named winner, the first decoding stays."""
     shown = decoded[1].winning_index if decoded[1].winning_known else None
     if shown is None or winning in decoded[1].hand["concealed"]:
         return readings, decoded, []

@@ -29,17 +29,14 @@ DUPLICATE_OUTLINE_IOU = 0.16
 #: A face turned at least this many degrees against another whose centre lies at least this many
 #: face widths from the other's is a second tile lying across in front of it (a winning tile laid
 #: flat before its row), not the same tile found twice: a tile found twice, upright and sideways,
-#: has both centres on one face. On the 200 held-out renders (seeds 900000-, ensemble p1+p2) the
-#: overlap rules above merged 68 pairs of sure detections, 29 of them two different tiles. This
-#: keeps 14 pairs apart: 13 of those, lying across at 0.50-1.00 widths, and one true twin (45.4
-#: degrees, 0.47 widths); the other 3 twins lying across were 0.36-0.37 widths apart. Two pairs of
-#: different tiles lying across at 0.25 and 0.30 widths are still merged.
+#: has both centres on one face. On held-out renders the overlap rules above merge many pairs of
+#: different tiles; this keeps most of those lying across apart and almost no true twins, whose
+#: centres lie closer together.
 CROSSWISE_DEGREES = 45.0
 CROSSWISE_CENTRE_OFFSET = 0.45
 #: ...unless the smaller outline lies at least this much inside the other: then it is part of that
-#: face (a sideways 4p's half, upright, read 2p: render 910123, 0.94). On the 490 held-out renders
-#: (the four sets of ``scripts/evaluate.py hands``) two different tiles lying across overlapped at
-#: most 0.58 of the smaller outline.
+#: face (a sideways 4p's half, upright, read 2p). On held-out renders two different tiles lying
+#: across overlap far less of the smaller outline.
 CROSSWISE_INSIDE = 0.8
 
 

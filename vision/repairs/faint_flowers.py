@@ -3,8 +3,8 @@
 A faint detection beside the hand (a *spare*: ``vision.repairs.row_completion.spare_tiles``) is read only
 when the hand is a tile short without it (``vision.pipeline._read_with_spares``). A flower changes
 no tile count, so a flower whose heatmap peak stays under the threshold is never asked for: the hand
-reads, legal, a flower short, and its total is called sure (held-out render 940024: its 5f lay in
-plain view beside the sets, the detector's peak 0.496 against 0.5, the classifier 0.999 sure of it).
+reads, legal, a flower short, and its total is called sure (a flower in plain view beside the
+sets, its peak just under the threshold, the classifier sure of it).
 So after such a hand reads, the spares the classifier is sure are flowers, and that lie beside
 the hand rather than half over a tile of it (``vision.repairs.row_completion.overlaps_a_tile``: that tile
 found twice), are added, and the hand is read again. The new reading is
@@ -31,7 +31,7 @@ FAINT_FLOWER_MASS = 0.9
 #: that a badly lit face can turn into a flower reading.
 FAINT_FLOWER_SCORE = 0.4
 #: Why a hand read with a faint flower is not called sure: where the hand is, a discarded flower can
-#: lie too (held-out render 920056: a 7f behind a flat row with no sets, read 0.93 sure at 0.46).
+#: lie too (a flower behind a flat row with no sets, read sure from a faint peak).
 FAINT_NOTE = ("a flower found only faintly beside the hand was counted; it may be a discard, so the "
               "score is not called sure")
 

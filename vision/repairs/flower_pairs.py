@@ -1,10 +1,10 @@
 """Two flowers lying side by side found as one outline, read again as two.
 
 Why: flowers are laid down flat beside the hand, often touching. The detector then sometimes
-outlines two of them as one tile, and the classifier reads that outline as one flower, unsure
-(held-out render 940097: its 4f and 6f as one 4f at 0.34). The hand still reads, legal, with a
-flower too few, and the score was called sure and wrong. Cut in two across its longer side, such
-an outline gives two faces the flower model is sure of (0.99 and 1.00, the right two flowers).
+outlines two of them as one tile, and the classifier reads that outline as one flower, unsure.
+The hand still reads, legal, with a flower too few, and the score would be called sure and
+wrong. Cut in two across its longer side, such an outline gives two faces the flower model is
+sure of.
 
 So after a hand reads, each outline of the hand's flowers, or left out beside the hand, that is
 both unsure and much larger than the photo's tiles (:data:`PAIR_AREA`) is cut in two. The two
@@ -28,8 +28,8 @@ from vision.repairs.stray_flowers import ReadFlowers, left_out_near_hand
 from vision.repairs.turned_faces import Classify
 from vision.types import Detection, GroupRole, TileReading
 
-#: An outline at least this many times the median tile's area may hold two tiles (940097: 2.5; one
-#: flat flower seen from the same camera is about 1.3).
+#: An outline at least this many times the median tile's area may hold two tiles (two flowers
+#: outlined as one measure about 2.5; one flat flower seen from the same camera about 1.3).
 PAIR_AREA = 1.8
 #: Below this probability of its best code an outline is unsure enough to be looked at (two
 #: flowers read as one spread the belief over both, and more).

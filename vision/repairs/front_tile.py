@@ -153,7 +153,7 @@ def read_with_front_tile_cut(readings: list[TileReading], classify: Classify,
     """The first reading with an overhanging outline cut apart (:func:`front_tile_cuts`) whose flat
     tile is the winning tile, with no tile unseen and at most ``corrections`` tiles corrected (those
     of the reading without the cut: a cut in the wrong place reads as some legal hand only with
-    sure tiles changed, 950029's four against one); None if none does."""
+    sure tiles changed); None if none does."""
     for cut in front_tile_cuts(readings, classify):
         try:
             result = read(cut)

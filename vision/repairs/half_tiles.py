@@ -1,18 +1,16 @@
 """A small detection lying half on a bigger one: the hand read again without it.
 
-The detector sometimes finds a tile once whole and once as a part of it: render 920039's sideways
-6p, in an exposed chow, came out as its own box and as a narrow box over its left half read 2p at
-0.81. The two boxes share 49% of the smaller one, just under what
+The detector sometimes finds a tile once whole and once as a part of it: a sideways 6p in an
+exposed chow as its own box and as a narrow box over its left half read 2p. The two boxes share
+about half of the smaller one, just under what
 ``vision.repairs.duplicates.merge_duplicates`` takes for one tile (tiles standing in a row seen from
 the side overlap that much too, so the merge cannot reach further), and the chow became four tiles:
 the hand did not read. So when a hand does not read for any reason but its tile count (which
 ``vision.repairs.second_looks.read_count_mended`` mends), each detection that lies at least
 :data:`HALF_ON` on a detection at least :data:`BIGGER` times its size is left out in turn, least
 sure first; the first reading that makes a whole hand with every tile seen is kept, a warning names
-the tile left out, and the score is not called sure. Measured on the held-out renders
-(``scripts/evaluate.py hands``, seeds 900000-, 910000-, 920000- and 40 from above): 920039 read
-exactly, 920007's and 910022's totals right (each a 2p part dropped), nothing lost; the real
-validation tiles read as before.
+the tile left out, and the score is not called sure. On the held-out renders it gains hands and
+loses none (``models/EXPERIMENTS.md``).
 """
 
 from __future__ import annotations

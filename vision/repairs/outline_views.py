@@ -8,13 +8,9 @@ axis. Perspective bends right angles in the image, though, and some tiles really
 slant, so the turned cut is not always the better one. The classifier reads both and averages
 their logits (``TileClassifier.classify(..., second_outlines=...)``).
 
-Measured with detector p1 on held-out renders (``scripts/evaluate.py hands``): on the 108
-readable hands of 200, 158 face-up hand tiles were off by 15 degrees or more; the detector's cut
-read 123 of them right, the squared cut alone 103, the two averaged 139. Whole hands read
-exactly, with a second cut from 10 degrees: 42.0% -> 46.5% (200), 44.7% -> 49.3% (150 others),
-37% -> 41% and 34% -> 38% (two fresh sets of 100). Taking the surer of the two cuts read about
-as many tiles as the mean (138 and 139 of the 158); the mean keeps a logit a logit, which the
-label file's temperature calibrates.
+On held-out renders the two cuts averaged read more of such tiles right than either alone, and
+more whole hands exactly (``models/EXPERIMENTS.md``). The mean, rather than the surer of the two
+cuts (about as good), keeps a logit a logit, which the label file's temperature calibrates.
 """
 
 from __future__ import annotations

@@ -103,7 +103,7 @@ MAX_SPARES = 3
 SPARE_SIZE_RATIO = (0.6, 1.6)
 #: A spare overlapping a kept tile this much (outline IoU) is that tile again. Looser than a row's:
 #: a tile lying in front of a standing row hides the bottom of the faces behind it, and a winning
-#: tile lying across in front of a row lies half over a row tile (held-out render 950085: 0.46).
+#: tile lying across in front of a row lies half over a row tile (IoU a little under this).
 SPARE_OVERLAP_IOU = 0.5
 #: A spare overlapping a kept tile more than this is taken only as the hand's winning tile
 #: (``vision.pipeline._overlapping_spares_win``); elsewhere it is likelier a tile found twice (the

@@ -2,8 +2,8 @@
 
 Why: at the far end of a standing row the tiles are small and seen at a slant, and the detector
 sometimes outlines the last two as one tile: an outline half again as long and as tall as its
-neighbours', read unsure (910099's 8s and 8s as one 5s at 0.27; 940045's 6m and 7m as one 4s at
-0.41; 930083's 7s and 7s as one 7s). The hand is then a tile short and reads, if at all, with a
+neighbours', read unsure (an 8s and 8s as one 5s; a 6m and 7m as one 4s; a 7s and 7s as one
+7s). The hand is then a tile short and reads, if at all, with a
 tile inferred, often the wrong one.
 
 A row is evenly spaced, so where such an outline ends a row, the two tiles it holds sit one and two
@@ -100,7 +100,7 @@ def read_with_row_end_pair_cut(readings: list[TileReading], classify: Classify,
     """The first reading with an outline ending a row cut into two tiles (:func:`row_end_pairs`, at
     most :data:`MAX_TRIES`) that reads with every tile seen and as the classifier read it (none
     corrected: a standing 4s outlined large, cut into two 2s, read as a legal hand with one tile
-    changed, 930097); None if none does."""
+    changed); None if none does."""
     for index, pair in row_end_pairs(readings)[:MAX_TRIES]:
         two = classify(pair)
         cut = [reading for i, reading in enumerate(readings) if i != index] + two

@@ -1,21 +1,16 @@
 """The second cut of a sideways tile: its face rectangle found from its box, across the row.
 
-The detector's face outline is least reliable on the tile that matters most, the winning tile
-lying across its row: there it comes out turned 20-45 degrees and too small, so the face is cut
-out askew and read wrongly, often sure (render 900066's 1m as 1s at 0.89, 910066's 6s as 9p at
-0.70). Its box is better: the box of a tile lying flat across a row, with the row's direction,
-fixes the face's rectangle (``vision.layout.face_outline``, as for a boxes-only detector). So a
-tile flagged sideways gets that rectangle, read lying on its side, as its second cut, in place of
-the cut squared onto its neighbours (``vision.repairs.outline_views``); the classifier averages the two
-cuts' logits.
+The detector's face outline is least reliable on the tile that matters most, the winning tile lying
+across its row: there it comes out turned 20-45 degrees and too small, so the face is cut out askew
+and read wrongly, often sure (a 1m as 1s, a 6s as 9p). Its box is better: the box of a tile lying
+flat across a row, with the row's direction, fixes the face's rectangle
+(``vision.layout.face_outline``, as for a boxes-only detector). So a tile flagged sideways gets that
+rectangle, read lying on its side, as its second cut, in place of the cut squared onto its
+neighbours (``vision.repairs.outline_views``); the classifier averages the two cuts' logits.
 
-Measured on the held-out renders (``scripts/evaluate.py hands``; seeds 900000-, 910000-, and 40
-from above): exact whole hands 55.0 -> 57.0% of the 200, 58.7 -> 61.3% of the 150, 82.5% of the
-40 unchanged, none lost; a score called sure right 97.5 -> 99.2% and 95.9 -> 97.0%. Keeping the
-squared cut where a tile has one (the box cut only for the others) gained one hand on each set
-instead of four; the box cut also for every slanted upright tile lost six of the 200 hands the
-sideways cut alone reads; on 100 fresh renders (seeds 920000-) the cut read 4 more hands and 2
-fewer (a flower and a claimed tile flagged sideways, read worse turned).
+On the held-out renders it reads more whole hands exactly and more sure scores right, and loses
+none; the box cut only for tiles without a squared cut, or also for slanted upright tiles, reads
+fewer (``models/EXPERIMENTS.md``).
 """
 
 from __future__ import annotations

@@ -2,24 +2,22 @@
 
 Why: a 4p lying sideways shows two rows of two dots, and the detector sometimes finds it as two
 upright tiles side by side, each half read as 2p. The hand then holds a tile too many and a wrong
-face. On the 350 held-out renders (seeds 900000- and 910000-, shipped detector) four winning 4p
-lying sideways were found so (900086, 900121, 910001, 910127), and a sideways 4p in a set as two
-4z. Two halves look like two narrow upright tiles, so geometry alone cannot tell them from two
+face; held-out renders show it for winning 4p lying sideways, and for a sideways 4p in a set
+found as two 4z. Two halves look like two narrow upright tiles, so geometry alone cannot tell them from two
 real tiles; the classifier can: the two halves of one face read alike, and their joined outline
 reads sure as one tile. Such a join is tried when the tile count makes no hand as detected
 (``vision.decode.unseen.TileCountError``; or, below, when the hand shows no winning tile), and kept only
 when the hand then reads (``PhotoPipeline``), the surest join first. Each try reads the whole
-hand again: the slowest of the 200 photos (900140, which reads neither way) took 8.0 s to fail
-with four joins tried after any failure, 4.7 s with two, and 1.7 s as before with two after a
-count failure only, for the same hands gained.
+hand again, so only two joins are tried after a count failure: more joins, or joins after any
+failure, gain no hand and make a photo that reads neither way several times slower to fail.
 
 The halves can also fit the count: a winning 4p lying flat in front of a standing row found as
 two halves (one a weak detection, ``spares=True``), or as two upright tiles each read 2p, one of
-them taken for a standing tile, the hand then read without a winning tile shown (900108, 910033).
-So a hand that reads but shows no winning tile is read once more with each join, and the join is
-kept when its tile is then the winning tile and no tile need be unseen: 57.5 -> 58.0% of the 200
-held-out renders, 61.3 -> 62.0% of the 150, none lost there, from above or on 100 fresh renders
-(seeds 920000-; without the "no unseen tile" rule a join of two real 1p there read as a 2p).
+them taken for a standing tile, the hand then read without a winning tile shown. So a hand that
+reads but shows no winning tile is read once more with each join, and the join is kept when its
+tile is then the winning tile and no tile need be unseen (without that rule a join of two real
+1p can read as a 2p). On the held-out renders it gains hands and loses none
+(``models/EXPERIMENTS.md``).
 """
 
 from __future__ import annotations
@@ -95,8 +93,8 @@ def read_with_winning_tile_joined(result: Any, readings: list[TileReading], clas
     """``result`` (a ``PhotoResult`` of ``readings``), or when it shows no winning tile or needs a
     tile inferred, the first reading with two halves of one face joined (:func:`joined_halves`, a
     weak detection allowed as a half) whose joined tile is the winning tile and that needs no unseen
-    tile. (940047: a standing 3p at a slant was taken for the winning tile, and the winning 4p lying
-    before the row, found as two 2p, left the hand a tile short.)"""
+    tile (a standing tile at a slant can be taken for the winning tile while the winning 4p lying
+    in front of the row, found as two 2p, leaves the hand a tile short)."""
     unseen = result.decoded is not None and result.decoded.unseen is not None
     if result.layout is None or (result.layout.winning_index is not None and not unseen):
         return result

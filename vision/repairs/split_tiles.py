@@ -2,13 +2,12 @@
 
 Why: a face with two columns of marks (4s above all, also 2s, 3s, 6p) sometimes gives the detector
 two peaks, one per column, each with a narrow face outline that reads as another tile (a 4s as two
-2s). The halves touch but hardly overlap, so ``vision.repairs.duplicates.merge_duplicates`` keeps both. On
-the 200 held-out renders (seeds 900000-, detector p2, tiles read as their true codes) a 4s found
-wrong was among the faults of 8 of the 45 failing readable hands; in most of the others only one
-half was found, which this cannot mend (the join wins back 2 hands, and loses none on 350 renders).
-A tile is never that narrow against its own height: two such slivers side by side, the same height,
-which together are as wide as the other tiles and have a whole tile beside them in their row, are
-one tile. (Without the row neighbour, two tiles seen edge-on in a pile on a real photo were joined.)
+2s). The halves touch but hardly overlap, so ``vision.repairs.duplicates.merge_duplicates`` keeps
+both. Where both halves are found the join mends the hand; on the held-out renders it gains hands
+and loses none (``models/EXPERIMENTS.md``). A tile is never that narrow against its own height: two
+such slivers side by side, the same height, which together are as wide as the other tiles and have a
+whole tile beside them in their row, are one tile. (Without the row neighbour, two tiles seen
+edge-on in a pile on a real photo were joined.)
 """
 
 from __future__ import annotations

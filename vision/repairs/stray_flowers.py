@@ -3,16 +3,15 @@
 A flower the main classifier misreads as a suit tile (set-297's 梅 1 as 2p at up to 0.98) is no
 flower to the layout: lying apart it fits no set, so it is set aside or ignored as a discard, and
 the hand reads without it, legal but a flower short. Worse, one such tile in a row of flowers can
-make the layout take two unsure flowers back as a "set" with it (``vision.layout.sets._unflower``), and
-the three are left out together. The flower model (``models/flowers.onnx``) reads the number and
-the name, not the picture, and is sure of many of these: on the 350 held-out renders (seeds
-900000- and 910000-) the hands that read left out 88 tiles; 19 of the 37 flowers among them read
-at least 0.5 flower to it, against 4 of the 51 other tiles (a discarded flower, and tiles found
-twice). So after a hand reads, the tiles it left out beside its groups to which the main
-classifier gives any flower mass (:func:`maybe_flowers`; the flower model alone takes some badly
-cut suit tiles of real photos for flowers) are read by the flower model; those it calls a flower
-at least :data:`SURE_FLOWER_MASS` are read as flowers and the hand is read again, kept when it then
-holds more flowers. Requiring the main model's flower mass read the same held-out hands.
+make the layout take two unsure flowers back as a "set" with it (``vision.layout.sets._unflower``),
+and the three are left out together. The flower model (``models/flowers.onnx``) reads the number and
+the name, not the picture, and is sure of many of these, and of few of the other tiles left out (a
+discarded flower, tiles found twice). So after a hand reads, the tiles it left out beside its groups
+to which the main classifier gives any flower mass (:func:`maybe_flowers`; the flower model alone
+takes some badly cut suit tiles of real photos for flowers) are read by the flower model; those it
+calls a flower at least :data:`SURE_FLOWER_MASS` are read as flowers and the hand is read again,
+kept when it then holds more flowers. Requiring the main model's flower mass read the same held-out
+hands.
 """
 
 from __future__ import annotations

@@ -2,18 +2,15 @@
 
 The winning tile lies across the end of its row, and the detector flags it sideways most of the
 time. When it does not, the layout sees no winning tile, and the tile's face is cut out upright
-although it lies on its side: the classifier then reads it unsure, and often wrongly (910050's 6z
-as 1s at 0.27). Read turned a quarter, the same face reads sure and right (6z at 1.00), while an
+although it lies on its side: the classifier then reads it unsure, and often wrongly (a 6z as
+1s). Read turned a quarter, the same face reads sure and right, while an
 upright tile's face gains little. So when the layout names no winning tile, the concealed row's
 tiles are read a second time turned; the one tile that reads clearly surer that way is taken as
 lying sideways, with its turned reading.
 
-Measured on the 350 held-out renders (seeds 900000- and 910000-, shipped models): 38 photos showed
-no winning tile, and 11 of them had it in the concealed row. Of 357 row tiles read turned, 10 met
-both thresholds, each alone in its row: 7 winning tiles and 3 others. An upright face can read
-sure turned (render 900002's 4m as 4z, 900173's 6s as 9p), so the pipeline keeps the turned
-reading only when the hand then reads, and otherwise reads the photo as detected: 3 of the 150
-hands (seeds 910000-) gained, none lost on either set.
+An upright face can read sure turned too (a 4m as 4z, a 6s as 9p), so the pipeline keeps the
+turned reading only when the hand then reads, and otherwise reads the photo as detected; on the
+held-out renders it gains hands and loses none (``models/EXPERIMENTS.md``).
 """
 
 from __future__ import annotations
@@ -53,8 +50,8 @@ def unflagged_sideways(readings: list[TileReading], classify: Classify,
     ``classify`` reads detections (in the readings' coordinates) with the classifier. ``read_as``
     is the hand as read from ``readings`` (a ``PhotoResult``), when it reads: its layout says which
     row to look in. Without it, the most plausible layout of the sure detections does; that layout
-    can be another than the one the decoder settles on (910050: a winning 6z cut upright reads 5f,
-    and the sure tiles' first layout puts an exposed set in the row's place).
+    can be another than the one the decoder settles on (a winning 6z cut upright can read 5f, and
+    the sure tiles' first layout then puts an exposed set in the row's place).
     """
     found = _concealed_row_read(readings, read_as) or concealed_row_of_sure_tiles(readings)
     if found is None or found[1] is not None:

@@ -5,7 +5,7 @@ renders) reads rows seen from above better, p2 (current renders) standing rows a
 Their maps (heatmap, offsets, log sizes, flags, doubled-angle axis, outline and corner
 refinements) are all quantities whose mean is meaningful, so the ensemble is their mean
 (:func:`vision.training.onnx_mean.mean_of_models`). The runtime (``vision.models.detector``) reads
-it as it reads any detector: one file, one session, no code path of its own. The members must
+it as it reads any detector: one file, loaded once, no code path of its own. The members must
 share the input size, stride and channel layout.
 """
 
