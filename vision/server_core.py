@@ -17,13 +17,18 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import json
 import secrets
 import socket
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.cookies import CookieError, SimpleCookie
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import parse_qs, quote, urlsplit
+
+from scoring.errors import InputError
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
 TOKEN_COOKIE = "taicam_token"
@@ -171,3 +176,102 @@ def announce(tool: str, access: Access, host: str) -> list[str]:
     return [f"taicam {tool}: serving {url} (Ctrl+C to stop)",
             f"taicam {tool}: WARNING: listening on {host or 'every interface'}: anyone on this network "
             "who has the URL above (its token) can use this page; keep it to yourself"]
+
+
+class ToolHandler(BaseHTTPRequestHandler):
+    """The request plumbing both tools share: access checked first, bodies read within their limit,
+    every refusal answered as one JSON line with its status. A tool subclasses it and routes in
+    ``_route``; ``server`` must carry ``access`` (:class:`Access`) and ``verbose``."""
+
+    protocol_version = "HTTP/1.1"
+    #: The tool's own header that every change must carry (:func:`check_change`).
+    change_header = ""
+    #: The prefix of the tool's log lines.
+    log_name = ""
+    #: How long a browser may keep what ``_send(..., cache=True)`` sends.
+    cache_control = "max-age=3600"
+    #: Largest JSON body.
+    max_json_bytes = 64 * 1024
+    #: Errors meaning "this edits an old revision": answered 409 with ``"stale": true``.
+    stale_errors: tuple[type[Exception], ...] = ()
+    _token_in_url = False
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - stdlib signature
+        if self.server.verbose:
+            sys.stderr.write(f"{self.log_name}: " + format % args + "\n")
+
+    def _send(self, status: HTTPStatus, body: bytes, content_type: str, cache: bool = False,
+              download: str | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", self.cache_control if cache else "no-store")
+        for name, value in SECURITY_HEADERS.items():
+            self.send_header(name, value)
+        if download:
+            self.send_header("Content-Disposition", f'attachment; filename="{download}"')
+        if self._token_in_url:
+            self.send_header("Set-Cookie", self.server.access.cookie_header())
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def _json(self, obj: object, status: HTTPStatus = HTTPStatus.OK) -> None:
+        self._send(status, json.dumps(obj, ensure_ascii=False).encode("utf-8"), "application/json")
+
+    def _body(self, limit: int, what: str) -> bytes:
+        """The body of a change, at most ``limit`` bytes (an oversized one is refused unread and the
+        connection closed, since its bytes were never taken off the wire)."""
+        check_change(self.headers, self.change_header)
+        self.close_connection = True
+        length = body_length(self.headers, limit, what)
+        data = self.rfile.read(length)
+        self.close_connection = False
+        return data
+
+    def _read_json(self) -> dict[str, object]:
+        check_change(self.headers, self.change_header)
+        if not self.headers.get("Content-Type", "").startswith("application/json"):
+            raise AccessError(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send application/json")
+        try:
+            body = json.loads(self._body(self.max_json_bytes, "request body") or b"{}")
+        except (ValueError, UnicodeDecodeError):
+            raise AccessError(HTTPStatus.BAD_REQUEST, "body is not valid JSON") from None
+        if not isinstance(body, dict):
+            raise AccessError(HTTPStatus.BAD_REQUEST, "body must be a JSON object")
+        return body
+
+    def _route(self, method: str) -> None:
+        raise NotImplementedError
+
+    def _handle(self, method: str) -> None:
+        self._token_in_url = False
+        try:
+            self._token_in_url = self.server.access.check(self.headers, self.path)
+            self._route(method)
+        except AccessError as error:
+            self._json({"error": str(error)}, error.status)
+        except self.stale_errors as error:
+            self._json({"error": str(error), "stale": True}, HTTPStatus.CONFLICT)
+        except InputError as error:
+            self._json({"error": str(error)}, HTTPStatus.BAD_REQUEST)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+        except Exception as error:  # noqa: BLE001 - one bad request must not stop the tool's server
+            self._json({"error": f"internal error: {type(error).__name__}: {error}"},
+                       HTTPStatus.INTERNAL_SERVER_ERROR)
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        self._handle("GET")
+
+    def do_HEAD(self) -> None:  # noqa: N802
+        self._handle("GET")
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._handle("POST")
+
+    def do_PUT(self) -> None:  # noqa: N802
+        self._handle("PUT")
+
+    def do_DELETE(self) -> None:  # noqa: N802
+        self._handle("DELETE")

@@ -16,12 +16,10 @@ model's proposals for an unlabelled image, with per-tile top-k), ``PUT /api/imag
 
 from __future__ import annotations
 
-import json
 import re
-import sys
 import threading
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -36,7 +34,7 @@ from vision.label.hand import CONTEXT_FIELDS, hand_check, hand_from_labels
 from vision.label.proposals import ProposalCache
 from vision.label.seeds import seed_tiles
 from vision.label.workspace import MAX_UPLOAD_BYTES, LabelWorkspace, StaleEditError
-from vision.server_core import SECURITY_HEADERS, Access, AccessError, body_length, check_change
+from vision.server_core import Access, AccessError, ToolHandler
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 STATIC_FILES = {"/": "index.html", "/static/app.js": "app.js", "/static/app.css": "app.css"}
@@ -166,85 +164,15 @@ def _geometry(tile: Any) -> dict[str, Any]:
     return {key: tile[key] for key in ("box", "quad", "rotated") if tile.get(key) is not None}
 
 
-class LabelRequestHandler(BaseHTTPRequestHandler):
+class LabelRequestHandler(ToolHandler):
     """One request. ``server.app`` is the LabelApp; ``server.access`` the rules it is let in by."""
 
     server_version = "taicam-label"
-    protocol_version = "HTTP/1.1"
     server: LabelServer
-
-    # ------------------------------------------------------------ plumbing
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
-        if self.server.verbose:
-            sys.stderr.write("label: " + format % args + "\n")
-
-    def _send(self, status: HTTPStatus, body: bytes, content_type: str, cache: bool = False) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "max-age=3600" if cache else "no-store")
-        for name, value in SECURITY_HEADERS.items():
-            self.send_header(name, value)
-        if getattr(self, "_token_in_url", False):
-            self.send_header("Set-Cookie", self.server.access.cookie_header())
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-
-    def _json(self, obj: Any, status: HTTPStatus = HTTPStatus.OK) -> None:
-        self._send(status, json.dumps(obj, ensure_ascii=False).encode("utf-8"), "application/json")
-
-    def _read_json(self) -> dict[str, Any]:
-        check_change(self.headers, "X-Taicam-Label")
-        if not self.headers.get("Content-Type", "").startswith("application/json"):
-            raise AccessError(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send application/json")
-        self.close_connection = True  # until the body is read: an oversized one is never read
-        length = body_length(self.headers, MAX_BODY_BYTES, "request body")
-        self.close_connection = False
-        try:
-            body = json.loads(self.rfile.read(length) or b"{}")
-        except (ValueError, UnicodeDecodeError):
-            raise AccessError(HTTPStatus.BAD_REQUEST, "body is not valid JSON") from None
-        if not isinstance(body, dict):
-            raise AccessError(HTTPStatus.BAD_REQUEST, "body must be a JSON object")
-        return body
-
-    def _read_upload(self) -> bytes:
-        """A photo sent by the page: raw bytes, at most MAX_UPLOAD_BYTES (refused unread if larger)."""
-        check_change(self.headers, "X-Taicam-Label")
-        self.close_connection = True
-        length = body_length(self.headers, MAX_UPLOAD_BYTES, "photo")
-        self.close_connection = False
-        return self.rfile.read(length)
-
-    def _handle(self, method: str) -> None:
-        self._token_in_url = False
-        try:
-            self._token_in_url = self.server.access.check(self.headers, self.path)
-            self._route(method)
-        except AccessError as error:
-            self._json({"error": str(error)}, error.status)
-        except StaleEditError as error:
-            self._json({"error": str(error), "stale": True}, HTTPStatus.CONFLICT)
-        except InputError as error:
-            self._json({"error": str(error)}, HTTPStatus.BAD_REQUEST)
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True
-        except Exception as error:  # noqa: BLE001 - one bad request must not stop the tool
-            self._json({"error": f"internal error: {type(error).__name__}: {error}"},
-                       HTTPStatus.INTERNAL_SERVER_ERROR)
-
-    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
-        self._handle("GET")
-
-    def do_HEAD(self) -> None:  # noqa: N802
-        self._handle("GET")
-
-    def do_PUT(self) -> None:  # noqa: N802
-        self._handle("PUT")
-
-    def do_POST(self) -> None:  # noqa: N802
-        self._handle("POST")
+    change_header = "X-Taicam-Label"
+    log_name = "label"
+    max_json_bytes = MAX_BODY_BYTES
+    stale_errors = (StaleEditError,)
 
     # ------------------------------------------------------------ routes
     def _route(self, method: str) -> None:
@@ -266,7 +194,7 @@ class LabelRequestHandler(BaseHTTPRequestHandler):
             return
         if method == "POST" and path == "/api/upload":
             name = (query.get("name") or [""])[0]
-            index = app.workspace.add_upload(name, self._read_upload())
+            index = app.workspace.add_upload(name, self._body(MAX_UPLOAD_BYTES, "photo"))
             self._json({"index": index, "image": app.workspace.key(index)})
             return
         if method == "GET" and path == "/api/crops":

@@ -15,21 +15,18 @@ API: ``GET /api/meta``, ``GET /api/game``, ``POST /api/games`` (a new game), ``P
 
 from __future__ import annotations
 
-import json
 import re
-import sys
 import threading
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit
 
 from scoring.errors import InputError
 from vision.serve.app import ServeApp
 from vision.serve.photos import UPLOAD_LIMITS
 from vision.serve.store import StaleGameError
-from vision.server_core import SECURITY_HEADERS, Access, AccessError, body_length, check_change
+from vision.server_core import Access, AccessError, ToolHandler
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 STATIC_FILES = {"/": ("index.html", "text/html; charset=utf-8"),
@@ -42,86 +39,16 @@ TOOL_HEADER = "X-Taicam"
 _PHOTO_ROUTE = re.compile(r"^/api/photos/([0-9a-f]{24}\.(?:jpg|png|heic))/(read|preview\.jpg)$")
 
 
-class ServeHandler(BaseHTTPRequestHandler):
+class ServeHandler(ToolHandler):
     """One request; ``server.app`` is the ServeApp, ``server.access`` the rules it is let in by."""
 
     server_version = "taicam-serve"
-    protocol_version = "HTTP/1.1"
     server: ServeServer
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
-        if self.server.verbose:
-            sys.stderr.write("serve: " + format % args + "\n")
-
-    def _send(self, status: HTTPStatus, body: bytes, content_type: str, cache: bool = False,
-              download: str | None = None) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "private, max-age=3600" if cache else "no-store")
-        for name, value in SECURITY_HEADERS.items():
-            self.send_header(name, value)
-        if download:
-            self.send_header("Content-Disposition", f'attachment; filename="{download}"')
-        if self._token_in_url:
-            self.send_header("Set-Cookie", self.server.access.cookie_header())
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
-
-    def _json(self, obj: Any, status: HTTPStatus = HTTPStatus.OK) -> None:
-        self._send(status, json.dumps(obj, ensure_ascii=False).encode("utf-8"), "application/json")
-
-    def _body(self, limit: int, what: str) -> bytes:
-        check_change(self.headers, TOOL_HEADER)
-        self.close_connection = True  # an oversized body is never read: the connection closes
-        length = body_length(self.headers, limit, what)
-        data = self.rfile.read(length)
-        self.close_connection = False
-        return data
-
-    def _read_json(self) -> dict[str, Any]:
-        if not self.headers.get("Content-Type", "").startswith("application/json"):
-            raise AccessError(HTTPStatus.UNSUPPORTED_MEDIA_TYPE, "send application/json")
-        try:
-            body = json.loads(self._body(MAX_BODY_BYTES, "request body") or b"{}")
-        except (ValueError, UnicodeDecodeError):
-            raise AccessError(HTTPStatus.BAD_REQUEST, "body is not valid JSON") from None
-        if not isinstance(body, dict):
-            raise AccessError(HTTPStatus.BAD_REQUEST, "body must be a JSON object")
-        return body
-
-    def _handle(self, method: str) -> None:
-        self._token_in_url = False
-        try:
-            self._token_in_url = self.server.access.check(self.headers, self.path)
-            self._route(method)
-        except AccessError as error:
-            self._json({"error": str(error)}, error.status)
-        except StaleGameError as error:
-            self._json({"error": str(error), "stale": True}, HTTPStatus.CONFLICT)
-        except InputError as error:
-            self._json({"error": str(error)}, HTTPStatus.BAD_REQUEST)
-        except (BrokenPipeError, ConnectionResetError):
-            self.close_connection = True
-        except Exception as error:  # noqa: BLE001 - one bad request must not stop the table's server
-            self._json({"error": f"internal error: {type(error).__name__}: {error}"},
-                       HTTPStatus.INTERNAL_SERVER_ERROR)
-
-    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
-        self._handle("GET")
-
-    def do_HEAD(self) -> None:  # noqa: N802
-        self._handle("GET")
-
-    def do_POST(self) -> None:  # noqa: N802
-        self._handle("POST")
-
-    def do_PUT(self) -> None:  # noqa: N802
-        self._handle("PUT")
-
-    def do_DELETE(self) -> None:  # noqa: N802
-        self._handle("DELETE")
+    change_header = TOOL_HEADER
+    log_name = "serve"
+    cache_control = "private, max-age=3600"
+    max_json_bytes = MAX_BODY_BYTES
+    stale_errors = (StaleGameError,)
 
     def _route(self, method: str) -> None:
         path = urlsplit(self.path).path
