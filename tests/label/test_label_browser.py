@@ -8,7 +8,6 @@ pass on an unlabelled photo (new box, sideways, face-down, winning tile, win con
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,22 +17,9 @@ from label_helpers import RunningServer, real_photos, start_server
 
 from vision.dataset.manifest import read_manifest
 
-sync_api = pytest.importorskip("playwright.sync_api")
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-if not Path(CHROMIUM).exists():
-    pytest.skip("Debian's chromium is not installed (scripts/test.sh installs it)", allow_module_level=True)
-
 #: The canvas is 640 css px high at this viewport (header 40, tile strip 104), so one screen pixel
 #: is one photo pixel.
 VIEWPORT = {"width": 1300, "height": 784}
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

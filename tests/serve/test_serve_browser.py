@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,21 +18,8 @@ import pytest
 from PIL import Image
 from serve_helpers import SAMPLES, RunningServe
 
-sync_api = pytest.importorskip("playwright.sync_api")
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-if not Path(CHROMIUM).exists():
-    pytest.skip("Debian's chromium is not installed (scripts/test.sh installs it)", allow_module_level=True)
-
 PHONE = {"width": 390, "height": 844}
 SCREENS = Path(__file__).resolve().parents[2] / "datasets" / "screens"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
