@@ -9,6 +9,7 @@ import json
 import cv2
 import numpy as np
 import pytest
+from shared_data import needs_shared_data
 
 from scoring.errors import InputError
 from vision.cli import main
@@ -49,6 +50,7 @@ def test_the_tile_count_and_its_hint_follow_the_hand_size():
 
 
 @pytest.mark.skipif(bool(missing), reason=f"shipped models not present: {', '.join(missing)}")
+@needs_shared_data()  # the validation renders draw the held-out tile sets
 @pytest.mark.parametrize(("hand", "seed"), [(CONCEALED, 1000), (WITH_SETS, 1001)], ids=["concealed", "sets"])
 def test_a_rendered_classic_hand_reads_and_scores_through_the_models(tmp_path, capsys, hand, seed):
     image, _ = render_scene(np.random.default_rng(seed), SceneConfig(split="val", **OVERHEAD), hand=hand)
