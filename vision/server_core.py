@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.cookies import CookieError, SimpleCookie
-from http.server import BaseHTTPRequestHandler
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from urllib.parse import parse_qs, quote, urlsplit
 
 from scoring.errors import InputError
@@ -176,6 +176,16 @@ def announce(tool: str, access: Access, host: str) -> list[str]:
     return [f"taicam {tool}: serving {url} (Ctrl+C to stop)",
             f"taicam {tool}: WARNING: listening on {host or 'every interface'}: anyone on this network "
             "who has the URL above (its token) can use this page; keep it to yourself"]
+
+
+def serve_until_stopped(server: HTTPServer) -> None:
+    """Serve until Ctrl+C (an ordinary way to stop a local tool, not an error), then close the socket."""
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
 
 
 class ToolHandler(BaseHTTPRequestHandler):

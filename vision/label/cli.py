@@ -28,16 +28,11 @@ def serve(folder: Path, port: int, host: str, model: Path | None, no_model: bool
     print(f"taicam label: {len(workspace)} images in {workspace.root}; labels -> {workspace.manifest_path}",
           flush=True)
     print(f"taicam label: models: {found}", flush=True)
-    from vision.server_core import announce
+    from vision.server_core import announce, serve_until_stopped
 
     for line in announce("label", server.access, host):
         print(line, flush=True)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    serve_until_stopped(server)
 
 
 def run_exchange(folder: Path, manifest: Path | None, crops: Path | None, yolo: Path | None,

@@ -41,7 +41,7 @@ def serve(port: int, lan: bool, rules: str | None, table_file: Path | None, db: 
     from vision.serve.photos import PhotoDesk
     from vision.serve.routes import ServeServer
     from vision.serve.store import GameStore
-    from vision.server_core import announce
+    from vision.server_core import announce, serve_until_stopped
 
     table: dict = {}
     if table_file is not None:
@@ -63,11 +63,8 @@ def serve(port: int, lan: bool, rules: str | None, table_file: Path | None, db: 
         print("taicam serve: scan this with the phone's camera (same Wi-Fi):", flush=True)
         print(qr_lines(server.url), flush=True)
     try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+        serve_until_stopped(server)
     finally:
-        server.server_close()
         store.close()
 
 
