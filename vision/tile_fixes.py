@@ -17,11 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
 
 from scoring.errors import InputError
 from scoring.tiles import normalize_code
-from vision.types import TileReading
+from vision.decode import HandReading
+from vision.types import Layout, Refusal, TileReading
 
 #: A fix as the player gives it: (the code the photo shows, the code the tile is).
 Fix = tuple[str, str]
@@ -47,28 +47,24 @@ def forced(reading: TileReading, code: str) -> TileReading:
     return replace(reading, candidates=((code, 1.0),))
 
 
-#: Decodes readings into (layout, HandReading), raising InputError when they make no legal hand.
-Decode = Callable[[list[TileReading]], Any]
+#: Decodes readings into (layout, HandReading), or the refusal when they make no legal hand.
+Decode = Callable[[list[TileReading]], "tuple[Layout, HandReading] | Refusal"]
 
 
 def shown_codes(readings: Sequence[TileReading], decode: Decode) -> tuple[dict[int, str], bool]:
     """The code the player was shown for each tile: the decoded hand's when the readings make one
     (only the hand's tiles: discards and walls are nobody's fix), else the classifier's first choice;
     and whether they made one."""
-    try:
-        _, reading = decode(list(readings))
-    except InputError:
+    decoded = decode(list(readings))
+    if isinstance(decoded, Refusal):
         return {index: tile.code for index, tile in enumerate(readings)}, False
-    return dict(reading.best.codes), True
+    return dict(decoded[1].best.codes), True
 
 
 def _likelihood(readings: list[TileReading], decode: Decode) -> float | None:
     """The best legal reading's probability, None when the readings make no legal hand."""
-    try:
-        _, reading = decode(readings)
-    except InputError:
-        return None
-    return reading.best.probability
+    decoded = decode(readings)
+    return None if isinstance(decoded, Refusal) else decoded[1].best.probability
 
 
 def apply_fixes(readings: Sequence[TileReading], fixes: Sequence[Fix],

@@ -1,4 +1,4 @@
-"""The plain types passed between the stages of the photo pipeline (see DESIGN.md, Data flow).
+"""The plain types passed between the stages of the photo pipeline (``vision/README.md``, "The stages").
 
 image -> detect -> ``list[Detection]`` -> classify -> ``list[TileReading]`` -> layout -> ``Layout``
 -> decode -> ``HandReading`` (of ``LegalReading`` s) -> score. Each stage is a pure function of the
@@ -143,3 +143,24 @@ class LegalReading:
         hand = self.hand
         melds = sorted((m["kind"], tuple(m["tiles"]), m["concealed"]) for m in hand["melds"])
         return repr((hand["concealed"], melds, hand["flowers"], hand["winning_tile"]))
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a list of tile readings is no hand taicam can read: the value a reading returns instead of
+    a result, so the search tries the next look or repair without an exception.
+
+    ``reason`` is the one line a player is shown; ``fixes`` the ``--fix`` (READ, TRUE) pairs that
+    would read it (a hand only unlikely corrections make legal); ``surplus`` how many standing
+    tiles there are beyond a hand's count (negative when short), or None when the count is not
+    what failed.
+    """
+
+    reason: str
+    fixes: tuple[tuple[str, str], ...] = ()
+    surplus: int | None = None
+
+    @property
+    def count_failed(self) -> bool:
+        """Whether the tiles found are not a hand's count (a tile found as two, or one missed)."""
+        return self.surplus is not None

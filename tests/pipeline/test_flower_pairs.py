@@ -13,7 +13,9 @@ from scoring.tiles import FLOWER_CODES
 from vision.geometry import face_frame, merged_outline
 from vision.live.reading import PipelineHandReader
 from vision.pipeline import read_readings
-from vision.repairs.flower_pairs import WARNING, halves, pair_outlines, read_with_flower_pairs_cut
+from vision.pipeline.looks import first_kept
+from vision.pipeline.readings import read_outcome
+from vision.repairs.flower_pairs import WARNING, flower_pair_attempts, halves, pair_outlines
 from vision.types import Detection, TileReading
 
 CONCEALED = ["1m", "2m", "3m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z", "7m", "8m"]
@@ -23,6 +25,13 @@ FLOWERS = ["2f", "3f", "7f"]
 
 def _read(tiles: list[TileReading]):
     return read_readings(tiles, infer_unseen=True)
+
+
+def read_with_flower_pairs_cut(result, classify, read_flowers):
+    """The hand read again with the pairs cut (the search's step), or ``result`` when none is kept."""
+    again = first_kept(flower_pair_attempts(result, classify, read_flowers),
+                       lambda tiles: read_outcome(tiles, infer_unseen=True))
+    return result if again is None else again
 
 
 def _scene(angle: float) -> tuple[Scene, list[TileReading], list[int]]:
@@ -80,7 +89,7 @@ def test_two_flowers_found_as_one_are_cut_back_into_their_places(angle):
     assert np.allclose(cut, places, atol=1.5)
 
     classify, read_flowers = _by_place(scene, readings)
-    again = read_with_flower_pairs_cut(result, classify, read_flowers, _read)
+    again = read_with_flower_pairs_cut(result, classify, read_flowers)
     assert sorted(again.hand["flowers"]) == FLOWERS
     assert WARNING.format(count=1) in again.warnings
 
@@ -90,7 +99,7 @@ def test_whole_flowers_are_not_cut():
     result = _read(readings)
     assert pair_outlines(readings, result.layout) == []
     classify, read_flowers = _by_place(scene, readings)
-    assert read_with_flower_pairs_cut(result, classify, read_flowers, _read) is result
+    assert read_with_flower_pairs_cut(result, classify, read_flowers) is result
 
 
 def _merged_pair_read():
@@ -108,7 +117,7 @@ def test_a_large_outline_whose_halves_read_as_one_flower_is_kept_whole():
     def classify_alike(detections: list[Detection]) -> list[TileReading]:
         return [TileReading(d, (("2f", 0.97), ("8f", 0.03))) for d in detections]
 
-    assert read_with_flower_pairs_cut(result, classify_alike, read_flowers, _read) is result
+    assert read_with_flower_pairs_cut(result, classify_alike, read_flowers) is result
 
 
 def test_halves_the_flower_model_is_unsure_of_are_not_read():
@@ -117,8 +126,8 @@ def test_halves_the_flower_model_is_unsure_of_are_not_read():
     def unsure(detections: list[Detection]) -> np.ndarray:
         return read_flowers(detections) * 0.8
 
-    assert read_with_flower_pairs_cut(result, classify, unsure, _read) is result
-    assert read_with_flower_pairs_cut(result, classify, lambda detections: None, _read) is result
+    assert read_with_flower_pairs_cut(result, classify, unsure) is result
+    assert read_with_flower_pairs_cut(result, classify, lambda detections: None) is result
 
 
 def test_the_live_mode_cuts_the_pair_too():

@@ -18,7 +18,7 @@ MELDS = [("chow", ["6p", "7p", "8p"], False), ("chow", ["1m", "2m", "3m"], False
 
 
 def _read(readings: list[TileReading]):
-    return PhotoPipeline()._read_hand(readings, _unsure, image="scene", rules=None, table=None, context=None)
+    return PhotoPipeline().read_hand(readings, _unsure, image="scene", rules=None, table=None, context=None)
 
 
 def _unsure(detections: list[Detection]) -> list[TileReading]:

@@ -126,12 +126,12 @@ def test_the_halves_are_joined_in_the_pipeline_only_when_the_count_fails():
         read_readings(readings, infer_unseen=True)
     classify = _reads_the_whole_face(winning.detection)
     pipeline = PhotoPipeline(photo_budget=NO_DEADLINE)
-    result = pipeline._read_hand(readings, classify, image="scene", rules=None, table=None, context=None)
+    result = pipeline.read_hand(readings, classify, image="scene", rules=None, table=None, context=None)
     assert result.hand["winning_tile"] == "3m"
     assert any("found its face as two halves" in warning for warning in result.warnings)
     # A hand that reads as detected is read so: nothing is joined.
     whole = lay_out(CONCEALED, MELDS, ["1f", "6f"], "3m").readings(angle_degrees=30)
-    result = pipeline._read_hand(whole, classify, image="scene", rules=None, table=None, context=None)
+    result = pipeline.read_hand(whole, classify, image="scene", rules=None, table=None, context=None)
     assert not any("two halves" in warning for warning in result.warnings)
 
 
@@ -169,7 +169,7 @@ def test_halves_are_joined_when_the_hand_reads_but_shows_no_winning_tile():
     pipeline = PhotoPipeline(photo_budget=NO_DEADLINE)
     plain = read_readings(readings, infer_unseen=True, optional=pipeline.faint_tiles(readings))
     assert plain.layout.winning_index is None and "1s" in plain.hand["concealed"]
-    result = pipeline._read_hand(readings, classify, image="scene", rules=None, table=None, context=None)
+    result = pipeline.read_hand(readings, classify, image="scene", rules=None, table=None, context=None)
     assert result.hand["winning_tile"] == "4s"
     assert sorted(result.hand["concealed"]) == sorted([*ONE_OR_FOUR, "4s"])
     assert any("lying sideways, the winning tile" in warning for warning in result.warnings)
@@ -187,7 +187,7 @@ def test_a_join_that_still_needs_an_unseen_tile_is_not_kept():
     detector's reading stands."""
     readings, classify = _winning_4s_in_halves_read_1s(spare_half=True)
     del readings[0]
-    result = PhotoPipeline()._read_hand(readings, classify, image="scene", rules=None, table=None,
+    result = PhotoPipeline().read_hand(readings, classify, image="scene", rules=None, table=None,
                                         context=None)
     assert not any("lying sideways, the winning tile" in warning for warning in result.warnings)
 

@@ -98,7 +98,7 @@ def test_a_hand_that_reads_only_with_corrections_or_not_at_all_reads_with_the_ha
             read_readings(readings, infer_unseen=True, optional=optional)
     else:
         assert read_readings(readings, infer_unseen=True, optional=optional).decoded.changes
-    result = pipeline._read_hand(readings, _reads_whole_4s(wholes), image="scene", rules=None, table=None,
+    result = pipeline.read_hand(readings, _reads_whole_4s(wholes), image="scene", rules=None, table=None,
                                  context=None)
     assert sorted(result.hand["concealed"]) == sorted([*CONCEALED, "2z"])
     assert sorted(tuple(m["tiles"]) for m in result.hand["melds"]) == [("5z",) * 3, ("8m",) * 3]
@@ -109,6 +109,6 @@ def test_a_hand_that_reads_only_with_corrections_or_not_at_all_reads_with_the_ha
 def test_a_hand_that_reads_as_detected_is_not_joined():
     scene = lay_out(CONCEALED, MELDS, ["1f"], "2z")
     readings = scene.readings(angle_degrees=15)
-    result = PhotoPipeline()._read_hand(readings, _reads_whole_4s([]), image="scene", rules=None, table=None,
+    result = PhotoPipeline().read_hand(readings, _reads_whole_4s([]), image="scene", rules=None, table=None,
                                         context=None)
     assert not any("two halves" in warning for warning in result.warnings)

@@ -11,7 +11,9 @@ from scoring.tiles import FLOWER_CODES
 from vision.evaluation.hands import same_hand
 from vision.live.reading import PipelineHandReader
 from vision.pipeline import read_readings
-from vision.repairs.stray_flowers import as_flower, left_out_near_hand, read_with_stray_flowers
+from vision.pipeline.looks import first_kept
+from vision.pipeline.readings import read_outcome
+from vision.repairs.stray_flowers import as_flower, left_out_near_hand, stray_flower_attempts
 from vision.types import Detection, TileReading
 
 CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
@@ -20,6 +22,13 @@ MELDS = [("pung", ["5z", "5z", "5z"], False), ("kong", ["9p"] * 4, True)]
 
 def _read(tiles: list[TileReading]):
     return read_readings(tiles, infer_unseen=True)
+
+
+def read_with_stray_flowers(result, read_flowers):
+    """The hand read again with the stray flowers (the search's step), or ``result`` when none is kept."""
+    again = first_kept(stray_flower_attempts(result, read_flowers),
+                       lambda tiles: read_outcome(tiles, infer_unseen=True))
+    return result if again is None else again
 
 
 def _flower_model_stand_in(scene: Scene, readings: list[TileReading], mass: float):
@@ -56,7 +65,7 @@ def test_flowers_left_out_beside_the_sets_are_read_again_as_flowers(flowers):
     result = _read(readings)
     assert result.hand["flowers"] == []
     read_flowers, _ = _flower_model_stand_in(scene, readings, mass=0.95)
-    again = read_with_stray_flowers(result, read_flowers, _read)
+    again = read_with_stray_flowers(result, read_flowers)
     assert sorted(again.hand["flowers"]) == sorted(flowers)
     assert any("as flowers" in warning and "2p" in warning for warning in again.warnings)
 
@@ -65,9 +74,9 @@ def test_an_unsure_flower_model_leaves_the_hand_as_it_read():
     scene, readings = _scene_with_a_misread_flower(["1f"])
     result = _read(readings)
     read_flowers, asked = _flower_model_stand_in(scene, readings, mass=0.6)
-    assert read_with_stray_flowers(result, read_flowers, _read) is result
+    assert read_with_stray_flowers(result, read_flowers) is result
     assert len(asked) == 1
-    assert read_with_stray_flowers(result, lambda detections: None, _read) is result
+    assert read_with_stray_flowers(result, lambda detections: None) is result
 
 
 def test_a_tile_the_classifier_gives_no_flower_mass_is_not_asked():
@@ -78,7 +87,7 @@ def test_a_tile_the_classifier_gives_no_flower_mass_is_not_asked():
     readings[first_flower] = TileReading(readings[first_flower].detection, (("2p", 0.97), ("3p", 0.03)))
     result = _read(readings)
     read_flowers, asked = _flower_model_stand_in(scene, readings, mass=0.95)
-    assert read_with_stray_flowers(result, read_flowers, _read) is result
+    assert read_with_stray_flowers(result, read_flowers) is result
     assert asked == []
 
 
@@ -92,7 +101,7 @@ def test_only_tiles_left_out_beside_the_hand_are_asked():
     assert far in result.layout.ignored
     assert far not in left_out_near_hand(result.readings, result.layout)
     read_flowers, asked = _flower_model_stand_in(scene, readings, mass=0.95)
-    assert read_with_stray_flowers(result, read_flowers, _read) is result
+    assert read_with_stray_flowers(result, read_flowers) is result
     assert asked == []
 
 

@@ -17,7 +17,7 @@ CONCEALED = ["1m", "2m", "3m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z", "
 
 
 def _read(readings: list[TileReading]):
-    return PhotoPipeline()._read_hand(readings, _unsure, image="scene", rules=None, table=None, context=None)
+    return PhotoPipeline().read_hand(readings, _unsure, image="scene", rules=None, table=None, context=None)
 
 
 def _unsure(detections: list[Detection]) -> list[TileReading]:

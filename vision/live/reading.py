@@ -1,7 +1,7 @@
 """From voted tile readings to an announced hand, through the photo pipeline's back half.
 
 The live mode reads a hand exactly as ``taicam photo`` does once the tiles are known
-(:func:`vision.pipeline.read_readings`: layout, legal decoding, scoring, confidence report), so a
+(:func:`vision.pipeline.readings.read_outcome`: layout, legal decoding, scoring, confidence report), so a
 hand scores the same on a photo and on the camera. The only live-specific part is what counts as
 "the same result" between two steady moments: the hand and its score, not the boxes.
 """
@@ -11,12 +11,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from scoring.errors import InputError
 from vision.live.engine import HandOutcome
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
 from vision.repairs.stray_flowers import ReadFlowers
 from vision.repairs.turned_faces import Classify
-from vision.types import TileReading
+from vision.types import Refusal, TileReading
 
 
 def outcome_signature(document: dict[str, Any]) -> str:
@@ -55,30 +54,29 @@ class PipelineHandReader:
     def __call__(self, readings: list[TileReading], classify: Classify | None = None,
                  read_flowers: ReadFlowers | None = None) -> HandOutcome:
         """``classify`` and ``read_flowers`` read detections on the frame the readings come from: with
-        them the hand is read as ``taicam photo`` reads it (``vision.repairs.second_looks``: a sideways
+        them the hand is read as ``taicam photo`` reads it (``vision.pipeline.looks``: a sideways
         winning tile the detector did not flag found by its turned face or its two halves joined, a
         tile count that makes no hand mended; a tile flagged sideways in error stood again,
         ``vision.repairs.upright_faces``), and flowers the layout left out or found two as one are read
         again by the flower model (``read_flowers_again``)."""
         from vision.decode.budget import FRAME_BUDGET, Budget
-        from vision.pipeline import PhotoResult, read_readings
-        from vision.repairs.second_looks import read_flowers_again, read_with_second_looks
+        from vision.pipeline import PhotoResult
+        from vision.pipeline.looks import read_flowers_again, read_with_second_looks
+        from vision.pipeline.readings import read_outcome
         from vision.repairs.upright_faces import with_false_turns_undone
 
-        def read(tiles: list[TileReading]) -> PhotoResult:
+        def read(tiles: list[TileReading]) -> PhotoResult | Refusal:
             faint = ([i for i, r in enumerate(tiles) if r.detection.score < self.faint_below]
                      if self.faint_below is not None else [])
-            return read_readings(tiles, image=self.source_name, rules=self.ruleset, table=self.table,
-                                 context=self.context, optional=faint, named=self.named, budget=budget)
+            return read_outcome(tiles, image=self.source_name, rules=self.ruleset, table=self.table,
+                                context=self.context, optional=faint, named=self.named, budget=budget)
 
         budget = Budget(FRAME_BUDGET)  # a frame that holds no hand must not stall the camera
         if classify is not None:
             readings = with_false_turns_undone(readings, classify)
-        try:
-            result = (read(readings) if classify is None
-                      else read_with_second_looks(readings, classify, read))
-        except InputError as error:
-            return HandOutcome(complete=False, document={}, signature="", reason=str(error))
+        result = read(readings) if classify is None else read_with_second_looks(readings, classify, read)
+        if isinstance(result, Refusal):
+            return HandOutcome(complete=False, document={}, signature="", reason=result.reason)
         if read_flowers is not None:
             result = read_flowers_again(result, classify, read_flowers, read)
         document = result.to_json()

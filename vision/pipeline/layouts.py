@@ -8,34 +8,36 @@ from typing import Any
 
 import numpy as np
 
-from scoring.errors import InputError
+from scoring.rules import RuleSet
+from scoring.table import TableSettings
 from vision.decode import HandReading, decode_hand
 from vision.decode.budget import Budget
+from vision.decode.refusals import answer_of
 from vision.layout import layout_candidates
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
-from vision.types import GroupRole, Layout, TileReading
+from vision.types import GroupRole, Layout, Refusal, TileReading
 
 #: A hand decoded from one layout of the tiles.
 Decoded = tuple[Layout, HandReading]
 
 
-def decode_best_layout(readings: list[TileReading], rules: Any, table: Any, context: dict[str, Any],
-                        infer_unseen: bool, named: NamedTiles = NOTHING_NAMED,
-                        budget: Budget | None = None) -> Decoded:
+def decode_best_layout(readings: list[TileReading], rules: RuleSet, table: TableSettings | None,
+                       context: dict[str, Any], infer_unseen: bool, named: NamedTiles = NOTHING_NAMED,
+                       budget: Budget | None = None) -> Decoded | Refusal:
     """Decode the most plausible layout; if no legal hand reads from it, the next ones (another row
     may be the concealed one). A layout read with every tile seen beats one that needs an unseen tile
     (a wrong choice of row can be one tile short too), so a photo that read before unseen tiles were
-    inferred reads the same. The first layout's error is the one reported if none reads."""
-    first_error: InputError | None = None
-    with_unseen: Decoded | None = None
+    inferred reads the same. The first layout's refusal is the one given if none reads."""
     size = rules.hand_tiles + 1
-    layouts = layout_candidates(readings, complete_kongs=infer_unseen, hand_size=size)
+    layouts = answer_of(lambda: layout_candidates(readings, complete_kongs=infer_unseen, hand_size=size))
+    if isinstance(layouts, Refusal):
+        return layouts
+    first_refusal: Refusal | None = None
+    with_unseen: Decoded | None = None
     for layout in layouts:
-        try:
-            decoded = decode_hand(readings, layout, rules=rules, table=table, context=context,
-                                  infer_unseen=infer_unseen, kong_faces=named.kong_faces, budget=budget)
-        except InputError as error:
-            first_error = first_error or error
+        decoded = _decoded(readings, layout, rules, table, context, infer_unseen, named, budget)
+        if isinstance(decoded, Refusal):
+            first_refusal = first_refusal or decoded
             continue
         if decoded.unseen is None:
             return layout, decoded
@@ -46,7 +48,15 @@ def decode_best_layout(readings: list[TileReading], rules: Any, table: Any, cont
             return in_front
     if with_unseen is not None:
         return with_unseen
-    raise first_error or InputError("no tiles found in the photo")
+    return first_refusal or Refusal("no tiles found in the photo")
+
+
+def _decoded(readings: list[TileReading], layout: Layout, rules: RuleSet, table: TableSettings | None,
+             context: dict[str, Any], infer_unseen: bool, named: NamedTiles,
+             budget: Budget | None) -> HandReading | Refusal:
+    return answer_of(lambda: decode_hand(readings, layout, rules=rules, table=table, context=context,
+                                         infer_unseen=infer_unseen, kong_faces=named.kong_faces,
+                                         budget=budget))
 
 
 def _one_short(layout: Layout, hand_size: int) -> bool:
@@ -68,11 +78,13 @@ IN_FRONT_REACH = 4.5
 IN_FRONT_TRIES = 3
 
 
-def winning_tile_in_front(readings: list[TileReading], layout: Layout, rules: Any, table: Any,
+def winning_tile_in_front(readings: list[TileReading], layout: Layout, rules: RuleSet,
+                          table: TableSettings | None,
                            context: dict[str, Any], named: NamedTiles = NOTHING_NAMED,
-                           budget: Budget | None = None) -> Decoded | None:
+                           budget: Budget | None = None) -> Decoded | Refusal | None:
     """The hand read with an ignored tile lying close to the concealed row taken as the winning tile,
-    when that makes it whole with every tile seen; else None.
+    when that makes it whole with every tile seen; else None (or the layout's refusal of the tiles
+    with that tile turned).
 
     Why: players push the winning tile out in front of a standing row. The layout takes a lone tile
     there for the winning tile only when the detector saw it turned (``vision.layout``); but a tile
@@ -95,15 +107,15 @@ def winning_tile_in_front(readings: list[TileReading], layout: Layout, rules: An
     for index in nearest[:IN_FRONT_TRIES]:
         turned = list(readings)
         turned[index] = replace(readings[index], detection=replace(readings[index].detection, rotated=True))
-        for layout_turned in layout_candidates(turned, complete_kongs=True, hand_size=rules.hand_tiles + 1):
+        layouts = answer_of(lambda turned=turned: layout_candidates(turned, complete_kongs=True,
+                                                                     hand_size=rules.hand_tiles + 1))
+        if isinstance(layouts, Refusal):
+            return layouts
+        for layout_turned in layouts:
             if layout_turned.winning_index != index:
                 continue
-            try:
-                decoded = decode_hand(turned, layout_turned, rules=rules, table=table, context=context,
-                                      infer_unseen=True, kong_faces=named.kong_faces, budget=budget)
-            except InputError:
-                continue
-            if decoded.unseen is None:
+            decoded = _decoded(turned, layout_turned, rules, table, context, True, named, budget)
+            if not isinstance(decoded, Refusal) and decoded.unseen is None:
                 decoded.warnings.append("a tile lying alone beside the concealed row was taken for the "
                                         "winning tile (the detector did not see it turned)")
                 return layout_turned, decoded

@@ -21,11 +21,12 @@ import math
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from scoring.errors import InputError
+from scoring.table import TableSettings
 from vision.decode.budget import (
     FRAME_BUDGET,
     LOOK_SEARCH_BUDGET,
@@ -34,20 +35,21 @@ from vision.decode.budget import (
     BudgetLimits,
     time_limit_reason,
 )
+from vision.decode.refusals import refusal_error
 from vision.imageio import ArraySource, PhotoSource, RegionSource
 from vision.layout import face_outline, row_angle
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
-from vision.pipeline.readings import read_readings
+from vision.pipeline.looks import read_flowers_again, read_with_second_looks
+from vision.pipeline.readings import Context, Rules, read_outcome
 from vision.pipeline.result import PhotoReadError, PhotoResult
 from vision.repairs.closer_look import Look, closer_look, shifted
 from vision.repairs.colour_cast import neutralised
 from vision.repairs.duplicates import with_spares
-from vision.repairs.second_looks import read_flowers_again, read_with_second_looks
 from vision.repairs.sideways_cut import second_cuts
 from vision.repairs.stray_flowers import ReadFlowers
 from vision.repairs.turned_faces import Classify
 from vision.repairs.upright_faces import with_false_turns_undone
-from vision.types import Detection, TileReading
+from vision.types import Detection, Refusal, TileReading
 
 #: Long side of the image the detector sees (it letterboxes further to its own input size).
 DETECT_SIDE = 1024
@@ -68,6 +70,15 @@ CLOSER_LOOKS = 2
 #: another set of tiles, so a tile may still be missing or extra.
 FINER_LOOK_WARNING = ("the score is not certain: the hand read only when the photo was looked at again, "
                       "finer; check that every tile was found")
+
+
+class TilesRead(NamedTuple):
+    """One look's readings, and two functions that read more detections (full-resolution pixels)
+    from the same image the crops were cut from: with the classifier, and with the flower model."""
+
+    readings: list[TileReading]
+    classify: Classify
+    read_flowers: ReadFlowers | None
 
 
 def _rescale(detection: Detection, factor: float) -> Detection:
@@ -107,15 +118,17 @@ class PhotoPipeline:
 
     def read_tiles(self, source: PhotoSource | ArraySource | np.ndarray,
                    timings: dict[str, float] | None = None) -> list[TileReading]:
-        """Detect and classify every tile; boxes in full-resolution upright pixels."""
-        return self._read_tiles(source, timings)[0]
+        """Detect and classify every tile; boxes in full-resolution upright pixels (InputError when
+        the photo shows none)."""
+        looked = self._read_tiles(source, timings)
+        if isinstance(looked, Refusal):
+            raise InputError(looked.reason)
+        return looked.readings
 
     def _read_tiles(self, source: PhotoSource | ArraySource | RegionSource | np.ndarray,
                     timings: dict[str, float] | None = None, detector_size: int | None = None,
-                    closer_looks: int | None = None, finer: float = 1.0
-                    ) -> tuple[list[TileReading], Classify, ReadFlowers]:
-        """The readings, and two functions that read more detections (full-resolution pixels) from
-        the same image the crops were cut from: with the classifier, and with the flower model alone.
+                    closer_looks: int | None = None, finer: float = 1.0) -> TilesRead | Refusal:
+        """The tiles read (:class:`TilesRead`), or the refusal of a photo that shows none.
         ``detector_size``: the detector's input size (default its own). ``closer_looks``: how many
         times tiles found small may be read again from a closer look (``vision.repairs.closer_look``;
         default :data:`CLOSER_LOOKS` at the detector's own size, none at another); ``finer``: how
@@ -137,7 +150,7 @@ class PhotoPipeline:
             if look is not None:
                 return self._read_closer(source, look, scale, timings, closer_looks - 1, finer)
         if not detections:
-            raise InputError("no tiles found in the photo")
+            return Refusal("no tiles found in the photo")
         tile_pixels = float(np.median([max(d.width, d.height) for d in detections]))
         crop_image, crop_scale = small, scale
         if tile_pixels < MIN_TILE_PIXELS and scale < 1.0:
@@ -171,15 +184,14 @@ class PhotoPipeline:
 
         found = [TileReading(_rescale(d, 1.0 / crop_scale), r.candidates)
                  for d, r in zip(in_crop, readings, strict=True)]
-        return with_false_turns_undone(found, classify), classify, read_flowers
+        return TilesRead(with_false_turns_undone(found, classify), classify, read_flowers)
 
     def _network_side(self) -> int:
         """The detector's own input size (512 when a stand-in detector does not say)."""
         return int(getattr(self.detector, "input_size", None) or 512)
 
     def _read_closer(self, source: PhotoSource | ArraySource | RegionSource, look: Look, scale: float,
-                     timings: dict[str, float], closer_looks: int, finer: float
-                     ) -> tuple[list[TileReading], Classify, ReadFlowers]:
+                     timings: dict[str, float], closer_looks: int, finer: float) -> TilesRead | Refusal:
         """:meth:`_read_tiles` of the window ``look`` names (in the pixels of the image seen at
         ``scale``), its readings and reading functions in the photo's full-resolution pixels."""
         x1, y1, x2, y2 = (value / scale for value in look.region)
@@ -188,8 +200,11 @@ class PhotoPipeline:
                   min(height, math.ceil(y2)))
         window = RegionSource(source, region)
         first = dict(timings)
-        readings, classify, read_flowers = self._read_tiles(window, timings, detector_size=look.input_size,
-                                                            closer_looks=closer_looks, finer=finer)
+        looked = self._read_tiles(window, timings, detector_size=look.input_size, closer_looks=closer_looks,
+                                  finer=finer)
+        if isinstance(looked, Refusal):
+            return looked
+        readings, classify, read_flowers = looked
         timings.update({f"first_{key}": value for key, value in first.items()})
         dx, dy = window.offset
 
@@ -201,7 +216,7 @@ class PhotoPipeline:
             return read_flowers([shifted(d, -dx, -dy) for d in detections])
 
         found = [TileReading(shifted(r.detection, dx, dy), r.candidates) for r in readings]
-        return found, classify_in_photo, read_flowers_in_photo
+        return TilesRead(found, classify_in_photo, read_flowers_in_photo)
 
     def faint_tiles(self, readings: list[TileReading]) -> list[int]:
         """Indices of the tiles found below the detector's own threshold (kept because they extend a
@@ -212,12 +227,12 @@ class PhotoPipeline:
         return [i for i, reading in enumerate(readings)
                 if reading.detection.score < threshold and not reading.detection.spare]
 
-    def read_photo(self, path: str | Path, *, rules: Any = None, table: Any = None, context: Any = None,
-                   named: NamedTiles = NOTHING_NAMED) -> PhotoResult:
+    def read_photo(self, path: str | Path, *, rules: Rules = None, table: TableSettings | None = None,
+                   context: Context = None, named: NamedTiles = NOTHING_NAMED) -> PhotoResult:
         """Read one photo file into a scored hand (InputError for anything the user must fix). A
         photo whose hand does not read is looked at again, finer (:meth:`_read_finer`), and if no look
         reads, the first look is read once more taking weak detections that make the hand only with a
-        tile inferred (``last_resort`` of :func:`read_readings`), its score called unsure.
+        tile inferred (``last_resort`` of :func:`read_outcome`), its score called unsure.
         ``named``: what the player names that no photo shows (``vision.named_tiles``).
 
         The whole photo has one budget (``photo_budget``, ``vision.decode.budget.PHOTO_BUDGET``): readings
@@ -230,32 +245,29 @@ class PhotoPipeline:
         started = time.perf_counter()
         source = PhotoSource(path)
         timings: dict[str, float] = {}
-        readings, classify, read_flowers = self._read_tiles(source, timings)
+        looked = self._read_tiles(source, timings)
+        if isinstance(looked, Refusal):
+            raise InputError(looked.reason)
         look_seconds = time.perf_counter() - started  # what one look's models take on this machine
-        try:
-            result = self._read_hand(readings, classify, image=str(path), rules=rules, table=table,
-                                     context=context, read_flowers=read_flowers, named=named,
-                                     budget=budget.part(LOOK_SEARCH_BUDGET))
-        except InputError as error:
-            result = self._read_finer(source, image=str(path), rules=rules, table=table, context=context,
-                                      named=named, budget=budget, look_seconds=look_seconds)
+        setup = _Setup(str(path), rules, table, context, named)
+        result = self._read_hand(looked, setup, budget=budget.part(LOOK_SEARCH_BUDGET))
+        if isinstance(result, Refusal):
+            refusal = result
+            result = self._read_finer(source, setup, budget=budget, look_seconds=look_seconds)
             if result is None:
-                result = self._read_last_resort(readings, classify, image=str(path), rules=rules, table=table,
-                                                context=context, read_flowers=read_flowers, named=named,
-                                                budget=budget)
+                result = self._read_last_resort(looked, setup, budget=budget)
             if result is None:
-                reason = str(error)
+                reason = refusal.reason
                 if budget.expired() and not reason.startswith(time_limit_reason(budget)):
                     reason = (f"{time_limit_reason(budget)}; the looks left were skipped; the first look: "
                               f"{reason}")
-                failure = PhotoReadError(reason, readings, getattr(error, "fixes", ()))
+                failure = PhotoReadError(reason, looked.readings, refusal.fixes)
                 failure.timings = {**timings, "total": time.perf_counter() - started}
-                raise failure from None
-        result.timings = {**timings, **result.timings, "total": time.perf_counter() - started}
-        return result
+                raise failure
+        return replace(result, timings={**timings, **result.timings, "total": time.perf_counter() - started})
 
-    def _read_finer(self, source: PhotoSource, *, image: str, rules: Any, table: Any, context: Any,
-                    named: NamedTiles, budget: Budget, look_seconds: float = 0.0) -> PhotoResult | None:
+    def _read_finer(self, source: PhotoSource, setup: _Setup, *, budget: Budget,
+                    look_seconds: float = 0.0) -> PhotoResult | None:
         """The hand read from the detector's finer looks (:data:`FINER_DETECTOR_SIZES`), the first
         that reads, its score called unsure; None if none does. A look is not begun once less of
         ``budget``'s time is left than the first look's models took (``look_seconds``): it would
@@ -265,80 +277,95 @@ class PhotoPipeline:
             if left is not None and left < look_seconds:
                 return None
             timings: dict[str, float] = {}
-            try:
-                # A hand far off in a big photo is seen finer from its closer look (on a photo that
-                # holds no more detail than the first look used, as the renders, nothing changes).
-                readings, classify, read_flowers = self._read_tiles(
-                    source, timings, detector_size=size, closer_looks=CLOSER_LOOKS,
-                    finer=size / self._network_side())
-                result = self._read_hand(readings, classify, image=image, rules=rules, table=table,
-                                         context=context, read_flowers=read_flowers, named=named,
-                                         cut_merged=False, budget=budget)
-            except InputError:
+            # A hand far off in a big photo is seen finer from its closer look (on a photo that
+            # holds no more detail than the first look used, as the renders, nothing changes).
+            looked = self._read_tiles(source, timings, detector_size=size, closer_looks=CLOSER_LOOKS,
+                                      finer=size / self._network_side())
+            if isinstance(looked, Refusal):
                 continue
-            result.timings = {**{f"finer_{key}": value for key, value in timings.items()},
-                              **result.timings, "finer_detector_size": float(size)}
-            if result.report is not None:
-                result.report.score_stable = False
-                result.report.notes.append(f"read from a second look with the detector at {size} pixels; "
-                                           "the first look found no legal hand")
-            result.warnings.append(FINER_LOOK_WARNING)
-            return result
+            result = self._read_hand(looked, setup, cut_merged=False, budget=budget)
+            if isinstance(result, Refusal):
+                continue
+            note = (f"read from a second look with the detector at {size} pixels; the first look found no "
+                    "legal hand")
+            report = (None if result.report is None
+                      else replace(result.report, score_stable=False, notes=[*result.report.notes, note]))
+            return replace(result, report=report, warnings=[*result.warnings, FINER_LOOK_WARNING],
+                           timings={**{f"finer_{key}": value for key, value in timings.items()},
+                                    **result.timings, "finer_detector_size": float(size)})
         return None
 
-    def _read_last_resort(self, readings: list[TileReading], classify: Classify, *, image: str, rules: Any,
-                          table: Any, context: Any, read_flowers: ReadFlowers | None,
-                          named: NamedTiles, budget: Budget) -> PhotoResult | None:
+    def _read_last_resort(self, looked: TilesRead, setup: _Setup, *, budget: Budget) -> PhotoResult | None:
         """The first look read with weak detections kept even where the hand then needs a tile
         inferred, its score called unsure; None if it still does not read, or ``budget``'s deadline
         has passed. Tried only after every look failed: taken earlier, such a guess would stand in
         for a finer look's whole reading."""
         if budget.expired():
             return None
-        try:
-            result = self._read_hand(readings, classify, image=image, rules=rules, table=table,
-                                     context=context, read_flowers=read_flowers, named=named,
-                                     last_resort=True, cut_merged=False, budget=budget)
-        except InputError:
+        result = self._read_hand(looked, setup, last_resort=True, cut_merged=False, budget=budget)
+        if isinstance(result, Refusal):
             return None
-        if result.report is not None:
-            result.report.score_stable = False
-        return result
+        report = None if result.report is None else replace(result.report, score_stable=False)
+        return replace(result, report=report)
 
-    def read_image(self, image_bgr: np.ndarray, *, name: str = "<image>", rules: Any = None,
-                   table: Any = None, context: Any = None) -> PhotoResult:
+    def read_image(self, image_bgr: np.ndarray, *, name: str = "<image>", rules: Rules = None,
+                   table: TableSettings | None = None, context: Context = None) -> PhotoResult:
         """Read an in-memory upright BGR image (a camera frame) into a scored hand, within a frame's
         budget (``vision.decode.budget.FRAME_BUDGET``: a frame that holds no hand must not stall the
-        camera)."""
+        camera); InputError when it holds none."""
         self._load_models()  # before the clock starts
         budget = Budget(FRAME_BUDGET)
-        readings, classify, read_flowers = self._read_tiles(image_bgr)
-        return self._read_hand(readings, classify, image=name, rules=rules, table=table, context=context,
-                               read_flowers=read_flowers, budget=budget)
+        looked = self._read_tiles(image_bgr)
+        result = looked if isinstance(looked, Refusal) else self._read_hand(
+            looked, _Setup(name, rules, table, context, NOTHING_NAMED), budget=budget)
+        if isinstance(result, Refusal):
+            raise refusal_error(result)
+        return result
 
-    def _read_hand(self, readings: list[TileReading], classify: Classify, *, image: str, rules: Any,
-                   table: Any, context: Any, read_flowers: ReadFlowers | None = None,
-                   named: NamedTiles = NOTHING_NAMED, last_resort: bool = False,
-                   cut_merged: bool = True, budget: Budget | None = None) -> PhotoResult:
-        """The hand read with the second looks (``vision.repairs.second_looks.read_with_second_looks``), then,
-        when it reads, once more with the flower model's (``read_flowers``) looks at tiles left out
-        beside it and at two flowers found as one outline (``read_flowers_again``). ``last_resort``:
-        see :func:`read_readings`; ``cut_merged``: see ``read_with_second_looks``; ``budget``: what
-        every reading of the hand spends."""
-        def read(tiles: list[TileReading]) -> PhotoResult:
-            return read_readings(tiles, image=image, rules=rules, table=table, context=context,
-                                 infer_unseen=True, optional=self.faint_tiles(tiles), named=named,
-                                 last_resort=last_resort, budget=budget)
+    def _read_hand(self, looked: TilesRead, setup: _Setup, *, last_resort: bool = False,
+                   cut_merged: bool = True, budget: Budget | None = None) -> PhotoResult | Refusal:
+        """The hand read with the second looks (``vision.pipeline.looks.read_with_second_looks``),
+        then, when it reads, once more with the flower model's looks at tiles left out beside it and
+        at two flowers found as one outline (``read_flowers_again``). ``last_resort``: see
+        :func:`read_outcome`; ``cut_merged``: see ``read_with_second_looks``; ``budget``: what every
+        reading of the hand spends."""
+        def read(tiles: list[TileReading]) -> PhotoResult | Refusal:
+            return read_outcome(tiles, image=setup.image, rules=setup.rules, table=setup.table,
+                                context=setup.context, infer_unseen=True, optional=self.faint_tiles(tiles),
+                                named=setup.named, last_resort=last_resort, budget=budget)
 
-        result = read_with_second_looks(readings, classify, read, cut_merged=cut_merged)
-        if read_flowers is None:
+        result = read_with_second_looks(looked.readings, looked.classify, read, cut_merged=cut_merged)
+        if isinstance(result, Refusal) or looked.read_flowers is None:
             return result
-        return read_flowers_again(result, classify, read_flowers, read)
+        return read_flowers_again(result, looked.classify, looked.read_flowers, read)
+
+    def read_hand(self, readings: list[TileReading], classify: Classify, *, image: str = "",
+                  rules: Rules = None, table: TableSettings | None = None, context: Context = None,
+                  read_flowers: ReadFlowers | None = None) -> PhotoResult:
+        """Tiles already read (``classify`` reading more on the same image) into a scored hand, as
+        a photo's first look reads them, with no budget; InputError (of the refusal's kind) when
+        they make none."""
+        result = self._read_hand(TilesRead(readings, classify, read_flowers),
+                                 _Setup(image, rules, table, context, NOTHING_NAMED))
+        if isinstance(result, Refusal):
+            raise refusal_error(result)
+        return result
 
 
+class _Setup(NamedTuple):
+    """What one photo is read with besides its tiles: its name, the rule set, the table, the win
+    context and what the player named."""
 
-def read_photo(path: str | Path, rules: Any = None, table: Any = None, context: Any = None,
-               pipeline: PhotoPipeline | None = None, named: NamedTiles = NOTHING_NAMED) -> PhotoResult:
+    image: str
+    rules: Rules
+    table: TableSettings | None
+    context: Context
+    named: NamedTiles
+
+
+def read_photo(path: str | Path, rules: Rules = None, table: TableSettings | None = None,
+               context: Context = None, pipeline: PhotoPipeline | None = None,
+               named: NamedTiles = NOTHING_NAMED) -> PhotoResult:
     """Read and score one photo with the shipped models (see :class:`PhotoPipeline`)."""
     return (pipeline or PhotoPipeline()).read_photo(path, rules=rules, table=table, context=context,
                                                     named=named)

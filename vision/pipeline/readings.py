@@ -1,6 +1,8 @@
 """Everything after the models: layout, legal decoding, scoring and the confidence report for a
-list of tile readings (``read_readings``), with the spare and faint detections tried as the
-hand needs them. The live mode reads voted readings through it, the tests hand-made ones."""
+list of tile readings (:func:`read_outcome`, a result or a :class:`~vision.types.Refusal`), with
+the spare and faint detections tried as the hand needs them. The live mode reads voted readings
+through it, the tests hand-made ones; :func:`read_readings` raises the refusal instead.
+"""
 
 from __future__ import annotations
 
@@ -10,28 +12,57 @@ from collections.abc import Callable, Collection
 from dataclasses import replace
 from typing import Any
 
-from scoring.errors import InputError
+from scoring.hand import WinContext
+from scoring.rules import RuleSet
+from scoring.table import TableSettings
+from vision.decode import HandReading
 from vision.decode.budget import Budget, time_limit_reason
+from vision.decode.refusals import refusal_error
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
 from vision.pipeline.layouts import Decoded, decode_best_layout
+from vision.pipeline.looks import first_kept
 from vision.pipeline.result import PhotoResult, assumed_context, context_dict, resolve_ruleset
 from vision.pipeline.scoring import score_decoded
-from vision.repairs.faint_flowers import read_with_faint_flowers
+from vision.repairs.faint_flowers import faint_flower_attempts
 from vision.repairs.row_completion import overlaps_a_tile
 from vision.repairs.stray_flowers import maybe_flowers
-from vision.report.confidence import build_report, implausible_groups, implausible_note
+from vision.report.confidence import ConfidenceReport, build_report, implausible_groups, implausible_note
 from vision.tile_fixes import apply_fixes, forced
-from vision.types import TileReading
+from vision.types import Layout, Refusal, TileReading
 
 #: At most this many pairs of spare detections are tried when no single spare completes the hand.
 MAX_SPARE_PAIRS = 10
 
+#: The rule set to read with: a RuleSet, a shipped id or a house rule file's path (None: the table's,
+#: else taiwan).
+Rules = RuleSet | str | None
+#: The win context the photo cannot show: a WinContext, its JSON, or None.
+Context = WinContext | dict[str, Any] | None
+#: One whole reading of a list of tiles, as the search calls it.
+Read = Callable[[list[TileReading]], "PhotoResult | Refusal"]
 
-def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = None, table: Any = None,
-                  context: Any = None, infer_unseen: bool = False, optional: Collection[int] = (),
-                  named: NamedTiles = NOTHING_NAMED, last_resort: bool = False,
-                  budget: Budget | None = None) -> PhotoResult:
-    """Layout, legal decoding, scoring and the confidence report for tile readings (no models).
+
+def read_readings(readings: list[TileReading], *, image: str = "", rules: Rules = None,
+                  table: TableSettings | None = None, context: Context = None, infer_unseen: bool = False,
+                  optional: Collection[int] = (), named: NamedTiles = NOTHING_NAMED,
+                  last_resort: bool = False, budget: Budget | None = None) -> PhotoResult:
+    """:func:`read_outcome`, raising its refusal as InputError (of the kind the layout or the decoder
+    gave it: a tile count, a hand only unlikely corrections make legal)."""
+    outcome = read_outcome(readings, image=image, rules=rules, table=table, context=context,
+                           infer_unseen=infer_unseen, optional=optional, named=named,
+                           last_resort=last_resort, budget=budget)
+    if isinstance(outcome, Refusal):
+        raise refusal_error(outcome)
+    return outcome
+
+
+def read_outcome(readings: list[TileReading], *, image: str = "", rules: Rules = None,
+                 table: TableSettings | None = None, context: Context = None, infer_unseen: bool = False,
+                 optional: Collection[int] = (), named: NamedTiles = NOTHING_NAMED,
+                 last_resort: bool = False, budget: Budget | None = None) -> PhotoResult | Refusal:
+    """Layout, legal decoding, scoring and the confidence report for tile readings (no models); a
+    :class:`~vision.types.Refusal` for readings that cannot be a hand (no tiles, two hands, not a
+    winning hand).
 
     ``infer_unseen`` reads a hand one tile short with that tile inferred (``decode_hand``): right for a
     photo, which is all there is (:class:`PhotoPipeline` sets it). It is off by default because the
@@ -46,31 +77,33 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Any = 
     ``vision.pipeline.scoring.score_decoded``). ``budget``: what every decoding of the hand spends
     (``vision.decode.budget``; None: each search its own ``vision.decode.SEARCH_BUDGET`` readings and no
     deadline).
-    Raises InputError for photos that cannot be a hand (no tiles, two hands, not a winning hand).
     """
-    if budget is not None and budget.expired():  # no layout is worth making past the deadline
-        raise InputError(f"{time_limit_reason(budget)}; the layouts and looks left were not tried")
     spares = [i for i, reading in enumerate(readings) if reading.detection.spare]
     if spares:
         return _read_with_spares(readings, spares, image=image, rules=rules, table=table,
                                  context=context, infer_unseen=infer_unseen, optional=optional,
                                  named=named, last_resort=last_resort, budget=budget)
-    try:
-        return _read_hand(readings, image, rules, table, context, infer_unseen, named, budget)
-    except InputError as error:
-        if not optional:
-            raise
-        first_error = error
+    return _read_without_spares(readings, image, rules, table, context, infer_unseen, optional, named, budget)
+
+
+def _read_without_spares(readings: list[TileReading], image: str, rules: Rules, table: TableSettings | None,
+                         context: Context, infer_unseen: bool, optional: Collection[int],
+                         named: NamedTiles, budget: Budget | None) -> PhotoResult | Refusal:
+    """The hand read from ``readings`` (no spares among them), or without the ``optional`` ones when
+    it does not read with them; the first refusal when neither reads."""
+    if budget is not None and budget.expired():  # no layout is worth making past the deadline
+        return Refusal(f"{time_limit_reason(budget)}; the layouts and looks left were not tried")
+    first = _read_hand(readings, image, rules, table, context, infer_unseen, named, budget)
+    if not isinstance(first, Refusal) or not optional:
+        return first
     faint = set(optional)
     sure = [reading for index, reading in enumerate(readings) if index not in faint]
-    try:
-        result = _read_hand(sure, image, rules, table, context, infer_unseen, named, budget)
-    except InputError:
-        raise first_error from None
+    result = _read_hand(sure, image, rules, table, context, infer_unseen, named, budget)
+    if isinstance(result, Refusal):
+        return first
     dropped = len(readings) - len(sure)
-    result.warnings.append(f"left out {dropped} faint detection(s) the detector was unsure of: "
-                           "the hand does not read with them")
-    return result
+    return replace(result, warnings=[*result.warnings, f"left out {dropped} faint detection(s) the detector "
+                                                       "was unsure of: the hand does not read with them"])
 
 
 def _overlapping_spares_win(result: PhotoResult, added: list[TileReading], base: list[TileReading]) -> bool:
@@ -89,10 +122,10 @@ def _overlapping_spares_win(result: PhotoResult, added: list[TileReading], base:
     return all(winner is a for a in overlapping)
 
 
-def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: str, rules: Any,
-                      table: Any, context: Any, infer_unseen: bool, optional: Collection[int],
-                      named: NamedTiles = NOTHING_NAMED, last_resort: bool = False,
-                      budget: Budget | None = None) -> PhotoResult:
+def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: str, rules: Rules,
+                      table: TableSettings | None, context: Context, infer_unseen: bool,
+                      optional: Collection[int], named: NamedTiles = NOTHING_NAMED, last_resort: bool = False,
+                      budget: Budget | None = None) -> PhotoResult | Refusal:
     """Read the hand without the spare detections; if it is then short (it fails, or needs a tile
     inferred unseen), read it again with each spare in turn, strongest first, then with two of them
     (a winning tile lying flat in front of a row and a set's tile behind it are often both weak),
@@ -105,19 +138,15 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
     position = {index: n for n, index in enumerate(i for i in range(len(readings)) if i not in left_out)}
     base_optional = [position[i] for i in optional if i in position]
 
-    def read_base(tiles: list[TileReading]) -> PhotoResult:
+    def read_base(tiles: list[TileReading]) -> PhotoResult | Refusal:
         """``tiles``: ``base``, perhaps with spares added after it (the faint indices stay valid)."""
-        return read_readings(tiles, image=image, rules=rules, table=table, context=context,
-                             infer_unseen=infer_unseen, optional=base_optional, named=named, budget=budget)
+        return _read_without_spares(tiles, image, rules, table, context, infer_unseen, base_optional, named,
+                                    budget)
 
-    first: PhotoResult | None = None
-    first_error: InputError | None = None
-    try:
-        first = read_base(base)
-    except InputError as error:
-        first_error = error
-    if first is not None and (first.decoded is None or first.decoded.unseen is None):
-        return read_with_faint_flowers(first, readings, spares, base, read_base)
+    first = read_base(base)
+    if not isinstance(first, Refusal) and (first.decoded is None or first.decoded.unseen is None):
+        flowers = first_kept(faint_flower_attempts(first, readings, spares, base), read_base)
+        return first if flowers is None else flowers
     strongest = sorted(spares, key=lambda i: -readings[i].detection.score)
     tries = [(index,) for index in strongest]
     tries += list(itertools.islice(itertools.combinations(strongest, 2), MAX_SPARE_PAIRS))
@@ -125,11 +154,8 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
     for chosen in tries:
         added = [TileReading(replace(readings[i].detection, spare=False), readings[i].candidates)
                  for i in chosen]
-        try:
-            result = read_base([*base, *added])
-        except InputError:
-            continue
-        if not _overlapping_spares_win(result, added, base):
+        result = read_base([*base, *added])
+        if isinstance(result, Refusal) or not _overlapping_spares_win(result, added, base):
             continue
         short = short or result
         if result.decoded is not None and result.decoded.unseen is None:
@@ -142,19 +168,17 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
             else:
                 warning = (f"kept {len(chosen)} faint tiles beside the hand (read {codes}): without them "
                            "the hand is short")
-            result.warnings.append(warning)
-            return result
-    if first is not None:
+            return replace(result, warnings=[*result.warnings, warning])
+    if not isinstance(first, Refusal):
         return first
     if short is not None and last_resort:
-        short.warnings.append("kept faint tiles beside the hand: without them it does not read")
-        return short
-    assert first_error is not None
-    raise first_error
+        warning = "kept faint tiles beside the hand: without them it does not read"
+        return replace(short, warnings=[*short.warnings, warning])
+    return first
 
 
 def _winning_tile_read_as_named(readings: list[TileReading], decoded: Decoded, winning: str,
-                                decode: Callable[[list[TileReading]], Decoded]
+                                decode: Callable[[list[TileReading]], Decoded | Refusal]
                                 ) -> tuple[list[TileReading], Decoded, list[str]]:
     """The hand decoded again (``decode``) with the tile the photo shows as the winning one (lying
     across or set apart) read as the winning tile the player named, when the hand as first decoded
@@ -169,68 +193,69 @@ def _winning_tile_read_as_named(readings: list[TileReading], decoded: Decoded, w
         return readings, decoded, []
     named_readings = [forced(reading, winning) if index == shown else reading
                       for index, reading in enumerate(readings)]
-    try:
-        again = decode(named_readings)
-    except InputError:
-        return readings, decoded, []
-    if again[1].winning_index != shown:
+    again = decode(named_readings)
+    if isinstance(again, Refusal) or again[1].winning_index != shown:
         return readings, decoded, []
     was = decoded[1].codes.get(shown, readings[shown].code)
     return named_readings, again, [f"the winning tile the photo shows was read {was}; read as {winning}, "
                                    "as --winning-tile says"]
 
 
-def _read_hand(readings: list[TileReading], image: str, rules: Any, table: Any, context: Any,
-               infer_unseen: bool, named: NamedTiles = NOTHING_NAMED,
-               budget: Budget | None = None) -> PhotoResult:
-    rules = resolve_ruleset(rules, table)
+def _read_hand(readings: list[TileReading], image: str, rules: Rules, table: TableSettings | None,
+               context: Context, infer_unseen: bool, named: NamedTiles = NOTHING_NAMED,
+               budget: Budget | None = None) -> PhotoResult | Refusal:
+    ruleset = resolve_ruleset(rules, table)
     ctx = context_dict(context)
     started = time.perf_counter()
 
-    def decode(tiles: list[TileReading]) -> Decoded:
-        return decode_best_layout(tiles, rules, table, ctx, infer_unseen, named, budget)
+    def decode(tiles: list[TileReading]) -> Decoded | Refusal:
+        return decode_best_layout(tiles, ruleset, table, ctx, infer_unseen, named, budget)
 
     named_warnings: list[str] = []
     if named.fixes:
         readings, named_warnings = apply_fixes(readings, named.fixes, decode)
     first = decode(readings)
+    if isinstance(first, Refusal):
+        return first
     if named.winning_tile is not None:
         readings, first, winner_warnings = _winning_tile_read_as_named(readings, first, named.winning_tile,
                                                                        decode)
         named_warnings += winner_warnings
     layout, decoded = first
-    result = PhotoResult(image=image, readings=readings, assumed=assumed_context(ctx, table), named=named)
-    result.layout = layout
-    result.decoded = decoded
-    result.timings["decode"] = time.perf_counter() - started
-    scored = score_decoded(decoded, ctx, rules, table, named)
-    result.hand = {**scored.hand, "context": ctx}
-    result.score = scored.report
+    decode_seconds = time.perf_counter() - started
+    scored = score_decoded(decoded, ctx, ruleset, table, named)
     flowers_left_out = maybe_flowers(readings, layout)
-    result.report = build_report(readings, decoded, scored.report.total, ctx, rules, table,
-                                 scored.winning_alternatives, scored.unseen_alternatives, scored.reported,
-                                 set_aside=len(layout.set_aside), maybe_flowers=len(flowers_left_out),
-                                 kong_alternatives=scored.kong_alternatives, winning_tile=named.winning_tile)
-    result.timings["score"] = time.perf_counter() - started - result.timings["decode"]
-    result.warnings = [*decoded.warnings, *named_warnings, *scored.warnings]
+    report = build_report(readings, decoded, scored.report.total, ctx, ruleset, table,
+                          scored.winning_alternatives, scored.unseen_alternatives, scored.reported,
+                          set_aside=len(layout.set_aside), maybe_flowers=len(flowers_left_out),
+                          kong_alternatives=scored.kong_alternatives, winning_tile=named.winning_tile)
+    score_seconds = time.perf_counter() - started - decode_seconds
     implausible = implausible_groups(decoded.best)
-    if not result.report.score_stable:
-        totals = sorted({a.total for a in result.report.alternatives
-                         if a.total is not None and a.total != scored.report.total})
-        if totals:
-            result.warnings.append("the score is not certain: other plausible readings total "
-                                   + ", ".join(str(t) for t in totals))
-        elif layout.set_aside:
-            result.warnings.append("the score is not certain: tiles among the sets were left out")
-        elif flowers_left_out:
-            result.warnings.append("the score is not certain: a tile left out beside the hand may be a "
-                                   "flower")
-        elif decoded.unseen is not None:
-            result.warnings.append("the score is not certain: a tile of the hand is not in the photo, so "
-                                   "a flower may be hidden too")
-        elif not implausible:
-            result.warnings.append(f"the score is not certain: this reading holds only "
-                                   f"{result.report.hand_confidence:.0%} of the plausible ones, and the "
-                                   "many others, each unlikely, were not all scored")
-    result.warnings.extend(f"the score is not certain: {implausible_note(group)}" for group in implausible)
-    return result
+    unsure = [] if report.score_stable else _why_not_sure(report, scored.report.total, layout, decoded,
+                                                          bool(flowers_left_out), bool(implausible))
+    warnings = [*decoded.warnings, *named_warnings, *scored.warnings, *unsure,
+                *(f"the score is not certain: {implausible_note(group)}" for group in implausible)]
+    return PhotoResult(image=image, readings=readings, layout=layout, decoded=decoded,
+                       hand={**scored.hand, "context": ctx}, score=scored.report, report=report,
+                       warnings=warnings, assumed=assumed_context(ctx, table), named=named,
+                       timings={"decode": decode_seconds, "score": score_seconds})
+
+
+def _why_not_sure(report: ConfidenceReport, total: float | int | None, layout: Layout, decoded: HandReading,
+                  flowers_left_out: bool, implausible: bool) -> list[str]:
+    """The warning that says why a score is not sure, when no implausible group says it."""
+    totals = sorted({a.total for a in report.alternatives if a.total is not None and a.total != total})
+    if totals:
+        return ["the score is not certain: other plausible readings total "
+                + ", ".join(str(t) for t in totals)]
+    if layout.set_aside:
+        return ["the score is not certain: tiles among the sets were left out"]
+    if flowers_left_out:
+        return ["the score is not certain: a tile left out beside the hand may be a flower"]
+    if decoded.unseen is not None:
+        return ["the score is not certain: a tile of the hand is not in the photo, so a flower may be "
+                "hidden too"]
+    if not implausible:
+        return [f"the score is not certain: this reading holds only {report.hand_confidence:.0%} of the "
+                "plausible ones, and the many others, each unlikely, were not all scored"]
+    return []

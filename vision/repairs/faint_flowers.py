@@ -1,7 +1,7 @@
 """Flowers the detector saw only faintly beside a hand that reads without them.
 
 A faint detection beside the hand (a *spare*: ``vision.repairs.row_completion.spare_tiles``) is read only
-when the hand is a tile short without it (``vision.pipeline._read_with_spares``). A flower changes
+when the hand is a tile short without it (``vision.pipeline.readings``). A flower changes
 no tile count, so a flower whose heatmap peak stays under the threshold is never asked for: the hand
 reads, legal, a flower short, and its total is called sure (a flower in plain view beside the
 sets, its peak just under the threshold, the classifier sure of it).
@@ -15,12 +15,12 @@ sure, and the total without the faint flowers is listed as an alternative.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from scoring.errors import InputError
 from vision.layout import flower_mass
+from vision.repairs.attempt import Attempt, HandResult, attempt
 from vision.repairs.row_completion import overlaps_a_tile
 from vision.report.confidence import ScoredAlternative
 from vision.types import TileReading
@@ -62,33 +62,27 @@ def _same_but_flowers(first: dict[str, Any], second: dict[str, Any]) -> bool:
             and set(first.get("flowers", [])) < set(second.get("flowers", [])))
 
 
-def read_with_faint_flowers(first: Any, readings: Sequence[TileReading], spares: Sequence[int],
-                            base: Sequence[TileReading], read: Callable[[list[TileReading]], Any]) -> Any:
-    """``first`` (a ``PhotoResult`` read from ``base``, the readings without the spares), or the hand
-    read again (``read``) with the faint flowers among ``spares`` (:func:`faint_flowers`) added, when
-    that is the same hand with more flowers."""
+def faint_flower_attempts(first: HandResult, readings: Sequence[TileReading], spares: Sequence[int],
+                          base: Sequence[TileReading]) -> Iterator[Attempt]:
+    """For ``first``, the hand read from ``base`` (the readings without the spares): ``base`` with the
+    faint flowers among ``spares`` (:func:`faint_flowers`) that lie apart from its tiles added, kept
+    when that is the same hand with more flowers. A spare may be a discard, so the score is then
+    not sure, and the total without them is listed as an alternative."""
     if first.hand is None:
-        return first
+        return
+    before = first.hand
     found = [reading.detection for reading in base]
     apart = [i for i in spares if not overlaps_a_tile(readings[i].detection, found)]
-    chosen = faint_flowers(readings, apart, first.hand)
+    chosen = faint_flowers(readings, apart, before)
     if not chosen:
-        return first
+        return
     added = [TileReading(replace(readings[i].detection, spare=False), readings[i].candidates) for i in chosen]
-    try:
-        again = read([*base, *added])
-    except InputError:
-        return first
-    if again.hand is None or not _same_but_flowers(first.hand, again.hand):
-        return first
     codes = ", ".join(reading.code for reading in added)
-    again.warnings.append(f"kept {len(added)} faint tile(s) beside the hand read as flowers ({codes}): "
-                          "a flower changes no tile count, so check that it is the player's")
-    if again.report is not None:
-        again.report.score_stable = False
-        again.report.notes.append(FAINT_NOTE)
-        if first.score is not None and again.score is not None and first.score.total != again.score.total:
-            without = ScoredAlternative(f"without the faint flower(s) {codes}", None, first.score.total,
-                                        bool(first.score.valid), first.hand)
-            again.report.alternatives.append(without)
-    return again
+    without = (None if first.score is None else
+               ScoredAlternative(f"without the faint flower(s) {codes}", None, first.score.total,
+                                 bool(first.score.valid), before))
+    warning = (f"kept {len(added)} faint tile(s) beside the hand read as flowers ({codes}): a flower "
+               "changes no tile count, so check that it is the player's")
+    yield attempt([*base, *added], warning,
+                  keep=lambda again: again.hand is not None and _same_but_flowers(before, again.hand),
+                  unsure=True, note=FAINT_NOTE, replaced=without)

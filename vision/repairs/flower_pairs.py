@@ -16,17 +16,16 @@ different sure flowers, so a large flower close to the camera is not split.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Iterator
 
 import numpy as np
 
-from scoring.errors import InputError
 from vision.geometry import face_frame, frame_rectangle
 from vision.layout import FLOWER_MASS, flower_mass
+from vision.repairs.attempt import Attempt, HandResult, attempt, more_flowers_than
 from vision.repairs.stray_flowers import ReadFlowers, left_out_near_hand
 from vision.repairs.turned_faces import Classify
-from vision.types import Detection, GroupRole, TileReading
+from vision.types import Detection, GroupRole, Layout, TileReading
 
 #: An outline at least this many times the median tile's area may hold two tiles (two flowers
 #: outlined as one measure about 2.5; one flat flower seen from the same camera about 1.3).
@@ -41,7 +40,7 @@ WARNING = ("read {count} outline(s) beside the hand as two flowers lying side by
            "each pair as one tile)")
 
 
-def pair_outlines(readings: list[TileReading], layout: Any) -> list[int]:
+def pair_outlines(readings: list[TileReading], layout: Layout | None) -> list[int]:
     """Indices of the unsure, oversized outlines among the hand's flowers and the tiles left out
     beside the hand (flower mass at least :data:`vision.layout.FLOWER_MASS`) that may be two
     flowers found as one."""
@@ -80,30 +79,22 @@ def _two_flowers(halves_read: list[TileReading], flowers: np.ndarray) -> bool:
             and codes[0] != codes[1])
 
 
-def read_with_flower_pairs_cut(result: Any, classify: Classify, read_flowers: ReadFlowers,
-                               read: Callable[[list[TileReading]], Any]) -> Any:
-    """``result`` (a ``PhotoResult`` that reads), or the hand read again (``read``) with each pair of
-    flowers found as one outline (:func:`pair_outlines`) read as its two flowers, when both halves
-    are sure, different flowers and the hand then holds more flowers."""
+def flower_pair_attempts(result: HandResult, classify: Classify,
+                         read_flowers: ReadFlowers) -> Iterator[Attempt]:
+    """For a hand that reads (``result``): the readings with each pair of flowers found as one
+    outline (:func:`pair_outlines`) read as its two flowers, when both halves are sure, different
+    flowers; kept when the hand then holds more flowers."""
     readings = list(result.readings)
     added: list[TileReading] = []
     for index in pair_outlines(result.readings, result.layout):
         cut = list(halves(result.readings[index].detection))
         flowers = read_flowers(cut)
         if flowers is None:
-            return result
+            return
         halves_read = classify(cut)
         if not _two_flowers(halves_read, flowers):
             continue
         readings[index] = halves_read[0]
         added.append(halves_read[1])
-    if not added:
-        return result
-    try:
-        again = read(readings + added)
-    except InputError:
-        return result
-    if len(again.hand.get("flowers", [])) <= len(result.hand.get("flowers", [])):
-        return result
-    again.warnings.append(WARNING.format(count=len(added)))
-    return again
+    if added:
+        yield attempt(readings + added, WARNING.format(count=len(added)), keep=more_flowers_than(result))

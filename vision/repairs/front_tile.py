@@ -22,14 +22,13 @@ On the held-out renders it gains hands and loses none (``models/EXPERIMENTS.md``
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 import numpy as np
 
-from scoring.errors import InputError
 from vision.geometry import FaceFrame, face_frame, frame_rectangle, stands_upright
+from vision.repairs.attempt import Attempt, HandResult, attempt
 from vision.repairs.turned_faces import Classify, turned_a_quarter, wins_with
 from vision.types import Detection, TileReading
 
@@ -66,7 +65,7 @@ class Stack:
     standing_across: float
 
 
-def _span(quad: Any, centre: np.ndarray, axis: np.ndarray) -> tuple[float, float]:
+def _span(quad: Sequence[tuple[float, float]], centre: np.ndarray, axis: np.ndarray) -> tuple[float, float]:
     """The lowest and highest of an outline's corners along ``axis`` from ``centre``."""
     values = (np.asarray(quad, np.float64) - centre) @ axis
     return float(values.min()), float(values.max())
@@ -142,26 +141,23 @@ def front_tile_cuts(readings: list[TileReading], classify: Classify) -> list[lis
     return cuts
 
 
-def shows_the_winning_tile(result: Any) -> bool:
+def shows_the_winning_tile(result: HandResult) -> bool:
     """Whether ``result`` (a ``PhotoResult``) reads with a winning tile shown and no tile inferred."""
     return (result.layout is not None and result.layout.winning_index is not None
             and result.decoded is not None and result.decoded.unseen is None)
 
 
-def read_with_front_tile_cut(readings: list[TileReading], classify: Classify,
-                             read: Callable[[list[TileReading]], Any], corrections: int = 0) -> Any:
-    """The first reading with an overhanging outline cut apart (:func:`front_tile_cuts`) whose flat
-    tile is the winning tile, with no tile unseen and at most ``corrections`` tiles corrected (those
-    of the reading without the cut: a cut in the wrong place reads as some legal hand only with
-    sure tiles changed); None if none does."""
+def front_tile_attempts(readings: list[TileReading], classify: Classify,
+                        corrections: int = 0) -> Iterator[Attempt]:
+    """The readings with an overhanging outline cut apart (:func:`front_tile_cuts`), kept when the
+    flat tile is the winning tile, with no tile unseen and at most ``corrections`` tiles corrected
+    (those of the reading without the cut: a cut in the wrong place reads as some legal hand only
+    with sure tiles changed)."""
     for cut in front_tile_cuts(readings, classify):
-        try:
-            result = read(cut)
-        except InputError:
-            continue
-        if (not shows_the_winning_tile(result) or len(result.decoded.changes) > corrections
-                or not wins_with(result, cut[-1].detection)):
-            continue
-        result.warnings.append(FRONT_TILE_WARNING.format(code=cut[-1].code))
-        return result
-    return None
+        flat = cut[-1].detection
+
+        def keep(result: HandResult, flat: Detection = flat) -> bool:
+            return (shows_the_winning_tile(result) and len(result.decoded.changes) <= corrections
+                    and wins_with(result, flat))
+
+        yield attempt(cut, FRONT_TILE_WARNING.format(code=cut[-1].code), keep=keep)

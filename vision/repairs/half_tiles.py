@@ -6,7 +6,7 @@ about half of the smaller one, just under what
 ``vision.repairs.duplicates.merge_duplicates`` takes for one tile (tiles standing in a row seen from
 the side overlap that much too, so the merge cannot reach further), and the chow became four tiles:
 the hand did not read. So when a hand does not read for any reason but its tile count (which
-``vision.repairs.second_looks.read_count_mended`` mends), each detection that lies at least
+the count repairs mend), each detection that lies at least
 :data:`HALF_ON` on a detection at least :data:`BIGGER` times its size is left out in turn, least
 sure first; the first reading that makes a whole hand with every tile seen is kept, a warning names
 the tile left out, and the score is not called sure. On the held-out renders it gains hands and
@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from vision.geometry import intersection_area
+from vision.repairs.attempt import Attempt, attempt, sees_every_tile
 from vision.types import Detection, TileReading
 
 #: A detection this much of whose box lies on another's...
@@ -52,3 +53,11 @@ def without_one_part(readings: list[TileReading]) -> Iterator[tuple[int, list[Ti
 #: The warning when the hand reads only without a part of a tile (``{code}``: what it was read as).
 PART_WARNING = ("left out a small detection lying on a bigger tile (read {code}): the hand reads only "
                 "without it (a tile found twice?)")
+
+
+def part_attempts(readings: list[TileReading]) -> Iterator[Attempt]:
+    """For a hand that does not read: the readings without each small detection lying on a bigger
+    tile (:func:`without_one_part`), kept when the hand then reads with every tile seen; a guess,
+    so its score is not sure."""
+    for index, rest in without_one_part(readings):
+        yield attempt(rest, PART_WARNING.format(code=readings[index].code), keep=sees_every_tile, unsure=True)

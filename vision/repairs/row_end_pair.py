@@ -16,13 +16,12 @@ reads with a tile inferred.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Iterator
 
 import numpy as np
 
-from scoring.errors import InputError
 from vision.geometry import FaceFrame, face_frame, frame_rectangle, stands_upright
+from vision.repairs.attempt import Attempt, HandResult, attempt
 from vision.repairs.turned_faces import Classify
 from vision.types import Detection, TileReading
 
@@ -95,28 +94,20 @@ def row_end_pairs(readings: list[TileReading]) -> list[tuple[int, list[Detection
     return [(i, pair) for _, i, pair in sorted(found, key=lambda item: -item[0])]
 
 
-def read_with_row_end_pair_cut(readings: list[TileReading], classify: Classify,
-                               read: Callable[[list[TileReading]], Any]) -> Any:
-    """The first reading with an outline ending a row cut into two tiles (:func:`row_end_pairs`, at
-    most :data:`MAX_TRIES`) that reads with every tile seen and as the classifier read it (none
-    corrected: a standing 4s outlined large, cut into two 2s, read as a legal hand with one tile
-    changed); None if none does."""
+def row_end_pair_attempts(readings: list[TileReading], classify: Classify) -> Iterator[Attempt]:
+    """The readings with an outline ending a row cut into two tiles (:func:`row_end_pairs`, at most
+    :data:`MAX_TRIES`), kept when the hand then reads with every tile seen, as the classifier read
+    it (none corrected: a standing 4s outlined large, cut into two 2s, read as a legal hand with
+    one tile changed) and with both tiles in it; a guess, so its score is not sure."""
     for index, pair in row_end_pairs(readings)[:MAX_TRIES]:
         two = classify(pair)
         cut = [reading for i, reading in enumerate(readings) if i != index] + two
-        try:
-            result = read(cut)
-        except InputError:
-            continue
-        if result.decoded is None or result.decoded.unseen is not None or result.decoded.changes:
-            continue
-        kept = {id(reading.detection) for reading in result.readings}
-        if not all(id(reading.detection) in kept for reading in two):
-            continue
-        codes = " ".join(reading.code for reading in two)
-        result.warnings.append(PAIR_WARNING.format(codes=codes))
-        if result.report is not None:
-            result.report.score_stable = False
-        return result
-    return None
 
+        def keep(result: HandResult, two: list[TileReading] = two) -> bool:
+            if result.decoded is None or result.decoded.unseen is not None or result.decoded.changes:
+                return False
+            kept = {id(reading.detection) for reading in result.readings}
+            return all(id(reading.detection) in kept for reading in two)
+
+        codes = " ".join(reading.code for reading in two)
+        yield attempt(cut, PAIR_WARNING.format(codes=codes), keep=keep, unsure=True)

@@ -6,8 +6,8 @@ face; held-out renders show it for winning 4p lying sideways, and for a sideways
 found as two 4z. Two halves look like two narrow upright tiles, so geometry alone cannot tell them from two
 real tiles; the classifier can: the two halves of one face read alike, and their joined outline
 reads sure as one tile. Such a join is tried when the tile count makes no hand as detected
-(``vision.decode.unseen.TileCountError``; or, below, when the hand shows no winning tile), and kept only
-when the hand then reads (``PhotoPipeline``), the surest join first. Each try reads the whole
+(the reading's refusal says the count failed; or, below, when the hand shows no winning tile), and
+kept only when the hand then reads, the surest join first. Each try reads the whole
 hand again, so only two joins are tried after a count failure: more joins, or joins after any
 failure, gain no hand and make a photo that reads neither way several times slower to fail.
 
@@ -22,16 +22,15 @@ tile is then the winning tile and no tile need be unseen (without that rule a jo
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Iterator
 
 import numpy as np
 
-from scoring.errors import InputError
 from vision.geometry import face_frame, merged_detection
+from vision.repairs.attempt import Attempt, HandResult, attempt
 from vision.repairs.split_tiles import ACROSS_GAP, ACROSS_OVERLAP, across_gap, seen_alike
 from vision.repairs.turned_faces import Classify, turned_a_quarter, wins_with
-from vision.types import TileReading
+from vision.types import Detection, TileReading
 
 #: The joined face must read at least this sure (as cut or turned a quarter, whichever is surer).
 JOINED_SURE = 0.85
@@ -88,24 +87,29 @@ def joined_halves(readings: list[TileReading], classify: Classify, spares: bool 
 
 
 
-def read_with_winning_tile_joined(result: Any, readings: list[TileReading], classify: Classify,
-                                  read: Callable[[list[TileReading]], Any]) -> Any:
-    """``result`` (a ``PhotoResult`` of ``readings``), or when it shows no winning tile or needs a
-    tile inferred, the first reading with two halves of one face joined (:func:`joined_halves`, a
-    weak detection allowed as a half) whose joined tile is the winning tile and that needs no unseen
-    tile (a standing tile at a slant can be taken for the winning tile while the winning 4p lying
-    in front of the row, found as two 2p, leaves the hand a tile short)."""
+def joined_halves_attempts(readings: list[TileReading], classify: Classify) -> Iterator[Attempt]:
+    """For a hand whose tile count failed: the readings with two halves of one face joined
+    (:func:`joined_halves`), the first that reads kept."""
+    for joined in joined_halves(readings, classify):
+        yield attempt(joined, JOINED_WARNING.format(code=joined[-1].code, what=""))
+
+
+def winning_tile_joined_attempts(result: HandResult, readings: list[TileReading],
+                                 classify: Classify) -> Iterator[Attempt]:
+    """When ``result`` (the reading of ``readings``) shows no winning tile or needs a tile inferred:
+    the readings with two halves of one face joined (:func:`joined_halves`, a weak detection allowed
+    as a half), kept when the joined tile is the winning tile and no tile is unseen (a standing tile
+    at a slant can be taken for the winning tile while the winning 4p lying in front of the row,
+    found as two 2p, leaves the hand a tile short)."""
     unseen = result.decoded is not None and result.decoded.unseen is not None
     if result.layout is None or (result.layout.winning_index is not None and not unseen):
-        return result
+        return
     for joined in joined_halves(readings, classify, spares=True):
-        try:
-            candidate = read(joined)
-        except InputError:
-            continue
-        shown = wins_with(candidate, joined[-1].detection)
-        if shown and candidate.decoded is not None and candidate.decoded.unseen is None:
-            candidate.warnings.append(JOINED_WARNING.format(code=joined[-1].code,
-                                                            what=" lying sideways, the winning tile"))
-            return candidate
-    return result
+        tile = joined[-1].detection
+
+        def keep(candidate: HandResult, tile: Detection = tile) -> bool:
+            return (wins_with(candidate, tile) and candidate.decoded is not None
+                    and candidate.decoded.unseen is None)
+
+        warning = JOINED_WARNING.format(code=joined[-1].code, what=" lying sideways, the winning tile")
+        yield attempt(joined, warning, keep=keep)

@@ -23,13 +23,12 @@ right but then needs its winning tile inferred, so it is not kept.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Iterator
 
 import numpy as np
 
-from scoring.errors import InputError
 from vision.geometry import FaceFrame, face_frame, merged_detection
+from vision.repairs.attempt import Attempt, HandResult, attempt
 from vision.repairs.turned_faces import Classify
 from vision.types import TileReading
 
@@ -128,30 +127,22 @@ def joined_standing_halves(readings: list[TileReading], classify: Classify) -> l
     return [reading for k, reading in enumerate(readings) if k not in absorbed] + new_tiles
 
 
-def read_standing_halves_joined(readings: list[TileReading], classify: Classify,
-                                read: Callable[[list[TileReading]], Any]) -> Any | None:
-    """The hand read with standing halves joined (:func:`joined_standing_halves`), when that reads
-    with every tile as the classifier read it and none unseen; else None."""
+def standing_halves_attempts(readings: list[TileReading], classify: Classify,
+                             after: HandResult | None = None) -> Iterator[Attempt]:
+    """The readings with standing halves joined (:func:`joined_standing_halves`), kept when the hand
+    then reads with every tile as the classifier read it and none unseen. ``after``: the hand as
+    read without the join, when it reads; then the join is tried only if that reading corrects
+    tiles."""
+    if after is not None and (after.decoded is None or not after.decoded.changes):
+        return
     joined = joined_standing_halves(readings, classify)
     if joined is None:
-        return None
-    try:
-        candidate = read(joined)
-    except InputError:
-        return None
-    if candidate.decoded is None or candidate.decoded.changes or candidate.decoded.unseen is not None:
-        return None
+        return
     count = len(readings) - len(joined)
     codes = " ".join(reading.code for reading in joined[len(joined) - count:])
-    candidate.warnings.append(JOINED_WARNING.format(count=count, codes=codes))
-    return candidate
+    yield attempt(joined, JOINED_WARNING.format(count=count, codes=codes), keep=_as_read)
 
 
-def read_with_standing_halves_joined(result: Any, readings: list[TileReading], classify: Classify,
-                                     read: Callable[[list[TileReading]], Any]) -> Any:
-    """``result`` (a ``PhotoResult`` of ``readings``), or, when it reads only with tiles corrected,
-    the hand with standing halves joined if that reads without (:func:`read_standing_halves_joined`)."""
-    if result.decoded is None or not result.decoded.changes:
-        return result
-    joined = read_standing_halves_joined(readings, classify, read)
-    return result if joined is None else joined
+def _as_read(result: HandResult) -> bool:
+    """Whether the hand reads with every tile seen and as the classifier read it."""
+    return result.decoded is not None and not result.decoded.changes and result.decoded.unseen is None

@@ -16,14 +16,13 @@ hands.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
-from scoring.errors import InputError
 from scoring.tiles import FLOWER_CODES
 from vision.layout import flower_mass
+from vision.repairs.attempt import Attempt, HandResult, attempt, more_flowers_than
 from vision.types import Detection, Layout, TileReading
 
 #: The flower model's flower mass from which a tile left out is read as a flower (0.5 read the same
@@ -87,29 +86,23 @@ def as_flower(reading: TileReading, flowers: np.ndarray) -> TileReading:
     return TileReading(reading.detection, tuple(candidates[:len(reading.candidates)]))
 
 
-def read_with_stray_flowers(result: Any, read_flowers: ReadFlowers,
-                            read: Callable[[list[TileReading]], Any]) -> Any:
-    """``result`` (a ``PhotoResult`` that reads), or the hand read again (``read``) with the tiles
-    left out beside it that may be flowers (:func:`maybe_flowers`) and that the flower model is sure
-    are flowers read as flowers, when that holds more flowers."""
+def stray_flower_attempts(result: HandResult, read_flowers: ReadFlowers) -> Iterator[Attempt]:
+    """For a hand that reads (``result``): the readings with the tiles left out beside it that may
+    be flowers (:func:`maybe_flowers`) and that the flower model is sure are flowers read as
+    flowers; kept when the hand then holds more flowers."""
     left_out = maybe_flowers(result.readings, result.layout)
     if not left_out:
-        return result
+        return
     flowers = read_flowers([result.readings[i].detection for i in left_out])
     if flowers is None:
-        return result
+        return
     sure = {index: row for index, row in zip(left_out, flowers, strict=True) if row.sum() >= SURE_FLOWER_MASS}
     if not sure:
-        return result
+        return
     readings = [as_flower(reading, sure[i]) if i in sure else reading
                 for i, reading in enumerate(result.readings)]
-    try:
-        again = read(readings)
-    except InputError:
-        return result
-    if len(again.hand.get("flowers", [])) <= len(result.hand.get("flowers", [])):
-        return result
     read_as = ", ".join(sorted({result.readings[i].code for i in sure}))
-    again.warnings.append(f"read {len(sure)} tile(s) beside the hand as flowers (the flower model is sure of "
-                          f"them; the classifier read {read_as}, which fits no set)")
-    return again
+    warning = (f"read {len(sure)} tile(s) beside the hand as flowers (the flower model is sure of them; "
+               f"the classifier read {read_as}, which fits no set)")
+    yield attempt(readings, warning,
+                  keep=more_flowers_than(result))

@@ -15,12 +15,11 @@ held-out renders it gains hands and loses none (``models/EXPERIMENTS.md``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import Any
 
-from scoring.errors import InputError
 from vision.layout import concealed_row_in, concealed_row_of_sure_tiles
+from vision.repairs.attempt import Attempt, HandResult, attempt
 from vision.types import Detection, TileReading
 
 #: A face read turned must be at least this sure of its top code...
@@ -43,7 +42,7 @@ def turned_a_quarter(detection: Detection, sideways: bool = True) -> Detection:
 
 
 def unflagged_sideways(readings: list[TileReading], classify: Classify,
-                       read_as: Any = None) -> tuple[int, TileReading] | None:
+                       read_as: HandResult | None = None) -> tuple[int, TileReading] | None:
     """The one concealed-row tile that reads clearly surer turned a quarter, with that reading, when
     the layout names no winning tile; None otherwise.
 
@@ -67,11 +66,12 @@ def unflagged_sideways(readings: list[TileReading], classify: Classify,
     return surer[0] if len(surer) == 1 else None
 
 
-def _concealed_row_read(readings: list[TileReading], result: Any) -> tuple[list[int], int | None] | None:
+def _concealed_row_read(readings: list[TileReading], result: HandResult | None
+                        ) -> tuple[list[int], int | None] | None:
     """The concealed row of ``result``'s layout and its winning tile, as indices into ``readings``
     (the result may have left faint tiles out, so its readings are found by identity); None when
     there is no such layout."""
-    layout = getattr(result, "layout", None)
+    layout = None if result is None else result.layout
     found = None if layout is None else concealed_row_in(layout)
     if found is None:
         return None
@@ -90,7 +90,7 @@ def _reads_surer(turned: float, cut: float) -> bool:
     return turned - cut >= TURNED_GAIN or turned_odds >= TURNED_ODDS_GAIN * cut_odds
 
 
-def with_sideways_found(readings: list[TileReading], classify: Classify, read_as: Any = None
+def with_sideways_found(readings: list[TileReading], classify: Classify, read_as: HandResult | None = None
                         ) -> tuple[list[TileReading], int | None]:
     """``readings`` with the unflagged sideways tile (:func:`unflagged_sideways`), if any, replaced by
     its turned reading; and its index."""
@@ -103,7 +103,7 @@ def with_sideways_found(readings: list[TileReading], classify: Classify, read_as
     return out, index
 
 
-def wins_with(result: Any, detection: Detection) -> bool:
+def wins_with(result: HandResult, detection: Detection) -> bool:
     """Whether ``result`` (a ``PhotoResult``) names ``detection`` as its winning tile: the test each
     second look that adds or replaces a tile applies before it keeps the reading."""
     winning = result.layout.winning_index if result.layout is not None else None
@@ -115,28 +115,17 @@ TURNED_WARNING = ("the winning tile was found by reading its face turned a quart
                   "see it lying sideways)")
 
 
-def read_with_turned_face(readings: list[TileReading], classify: Classify,
-                          read: Callable[[list[TileReading]], Any]) -> Any:
-    """``read(readings)`` (a ``PhotoResult``); when that shows no winning tile or fails, ``read`` again
-    with the unflagged sideways tile found (:func:`with_sideways_found`), kept if the hand reads so.
-    An upright face sometimes reads sure turned too (a 4m as 4z): hence the plain reading first,
-    and as the answer when the turned one does not read. Raises the plain reading's InputError."""
-    plain = None
-    try:
-        plain = read(readings)
-    except InputError as error:
-        failure = error
-    if plain is None or plain.layout is None or plain.layout.winning_index is None:
-        turned, index = with_sideways_found(readings, classify, plain)
-        if index is not None:
-            try:
-                result = read(turned)
-            except InputError:
-                pass
-            else:
-                if wins_with(result, turned[index].detection):
-                    result.warnings.append(TURNED_WARNING)
-                return result
-    if plain is None:
-        raise failure
-    return plain
+def turned_face_attempts(readings: list[TileReading], classify: Classify,
+                         plain: HandResult | None) -> Iterator[Attempt]:
+    """When the hand as read (``plain``, None when it does not read) shows no winning tile, the
+    readings with the unflagged sideways tile found (:func:`with_sideways_found`); kept whenever the
+    hand reads so, the warning said when that tile is then the winning one. An upright face
+    sometimes reads sure turned too (a 4m as 4z): hence the plain reading first, and as the answer
+    when the turned one does not read."""
+    if plain is not None and plain.layout is not None and plain.layout.winning_index is not None:
+        return
+    turned, index = with_sideways_found(readings, classify, plain)
+    if index is None:
+        return
+    detection = turned[index].detection
+    yield attempt(turned, TURNED_WARNING, warn_if=lambda result: wins_with(result, detection))
