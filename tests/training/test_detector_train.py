@@ -24,12 +24,10 @@ from vision.training.detector import (  # noqa: E402
     load_weights,
     train_detector,
 )
-from vision.training.detector_data import (  # noqa: E402
-    DetectorSample,
-    encode_targets,
-    random_view,
-)
+from vision.training.detector_data import DetectorSample  # noqa: E402
 from vision.training.detector_model import MAP_CHANNELS, STRIDE, TileDetectorNet  # noqa: E402
+from vision.training.detector_targets import encode_targets  # noqa: E402
+from vision.training.detector_views import random_view  # noqa: E402
 
 TABLE_PHOTOS = shared_data_dir() / "table-photos"
 

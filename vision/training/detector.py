@@ -42,17 +42,10 @@ from vision.evaluation.detection import (
 )
 from vision.imageio import read_bgr
 from vision.models.detector import decode_maps, letterbox, to_network_input
-from vision.training.detector_data import (
-    DEFAULT_ZOOM,
-    DetectorSample,
-    DetectorTargets,
-    encode_targets,
-    random_view,
-    samples_from_truth,
-    synthetic_samples,
-    to_tensor_image,
-)
+from vision.training.detector_data import DetectorSample, samples_from_truth, synthetic_samples
 from vision.training.detector_model import MAP_CHANNELS, STRIDE, TileDetectorNet
+from vision.training.detector_targets import DetectorTargets, encode_targets, to_tensor_image
+from vision.training.detector_views import DEFAULT_ZOOM, random_view
 
 DEFAULT_DATA_ROOT = shared_data_dir() / "table-photos"
 #: Rendered scenes are kept between runs (``/runs/`` is git-ignored); delete it when the renderer changes.
