@@ -8,7 +8,7 @@ from hand_scenes import Scene, SceneTile, lay_out
 from heldout_renders import read_held_out_render
 
 from scoring.tiles import FLOWER_CODES
-from vision.evaluation.hands import same_hand
+from vision.evaluation.hand_outcome import same_hand
 from vision.live.reading import PipelineHandReader
 from vision.pipeline import read_readings
 from vision.repairs.stray_flowers import as_flower, left_out_near_hand, read_with_stray_flowers
