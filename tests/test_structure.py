@@ -17,9 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("scoring", "vision")
 MAX_LINES = 400
 #: Modules over MAX_LINES today, each with its line count as a ceiling (see the module docstring).
-OVERSIZED = {
-    "vision/live/session.py": 496,
-}
+OVERSIZED: dict[str, int] = {}
 
 
 def _modules() -> dict[str, Path]:
