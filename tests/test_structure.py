@@ -3,9 +3,7 @@
 
 Every import counts, at module level or inside a function (a lazy import is still a dependency,
 and a circle hidden in a function breaks as soon as someone moves the import up). Module size:
-none over MAX_LINES lines, save those in OVERSIZED, each held to its present length as a ceiling.
-OVERSIZED must only shrink: a module split below MAX_LINES leaves the list, a ceiling only comes
-down, and no module is ever added to it.
+none over MAX_LINES lines.
 """
 
 from __future__ import annotations
@@ -16,14 +14,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("scoring", "vision")
 MAX_LINES = 400
-#: Modules over MAX_LINES today, each with its line count as a ceiling (see the module docstring).
-OVERSIZED = {
-    "vision/training/classifier_data.py": 608,
-    "vision/evaluation/hands.py": 568,
-    "vision/training/detector.py": 588,
-    "vision/live/session.py": 496,
-    "vision/training/detector_data.py": 467,
-}
 
 
 def _modules() -> dict[str, Path]:
@@ -130,22 +120,7 @@ def test_modules_stay_small() -> None:
     for path in _modules().values():
         name = path.relative_to(ROOT).as_posix()
         lines = len(path.read_text(encoding="utf-8").splitlines())
-        ceiling = OVERSIZED.get(name, MAX_LINES)
-        if lines > ceiling:
-            too_long.append(f"{name}: {lines} lines (at most {ceiling})")
+        if lines > MAX_LINES:
+            too_long.append(f"{name}: {lines} lines (at most {MAX_LINES})")
     assert not too_long, "modules too long: " + "; ".join(too_long)
 
-
-def test_oversized_list_only_names_oversized_modules() -> None:
-    stale = []
-    for name, ceiling in OVERSIZED.items():
-        path = ROOT / name
-        if not path.is_file():
-            stale.append(f"{name} no longer exists")
-            continue
-        lines = len(path.read_text(encoding="utf-8").splitlines())
-        if lines <= MAX_LINES:
-            stale.append(f"{name} is {lines} lines now: take it off the list")
-        elif lines < ceiling:
-            stale.append(f"{name} is {lines} lines now: lower its ceiling to {lines}")
-    assert not stale, "; ".join(stale)

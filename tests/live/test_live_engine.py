@@ -13,8 +13,8 @@ from pathlib import Path
 import scoring
 from scoring import hand_from_json, score_hand
 from vision.live.engine import EngineConfig, LiveEngine, LiveEvent, LiveUpdate
+from vision.live.output import describe_event, event_document
 from vision.live.reading import PipelineHandReader
-from vision.live.session import describe_event, event_document
 from vision.live.stability import StabilityConfig
 from vision.live.tracker import Observation, TrackerConfig
 from vision.types import Detection

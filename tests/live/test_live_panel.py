@@ -9,8 +9,8 @@ import numpy as np
 from test_live_engine import HAND, Table
 
 from vision.live.capture import Frame
+from vision.live.output import save_snapshot
 from vision.live.panel import PanelInfo, draw_live, panel_lines
-from vision.live.session import save_snapshot
 
 INFO = PanelInfo(rules="taiwan", processed_fps=12.5, hold_seconds=0.8)
 

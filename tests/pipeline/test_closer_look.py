@@ -10,7 +10,7 @@ import pytest
 from heldout_renders import held_out_render
 
 from vision.decode.budget import NO_DEADLINE
-from vision.evaluation.hands import same_hand
+from vision.evaluation.hand_outcome import same_hand
 from vision.imageio import ArraySource, PhotoSource, RegionSource
 from vision.photo_benchmark import far_off
 from vision.pipeline import DETECT_SIDE, FINER_LOOK_WARNING, PhotoPipeline

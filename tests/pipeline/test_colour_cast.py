@@ -9,7 +9,7 @@ import numpy as np
 from shared_data import needs_shared_data
 
 from vision.dataset.manifest import read_manifest
-from vision.evaluation.hands import match_labels, resolve_image
+from vision.evaluation.hand_outcome import match_labels, resolve_image
 from vision.imageio import PhotoSource
 from vision.pipeline import PhotoPipeline
 from vision.repairs.colour_cast import STRONG_CAST, cast_strength, neutralised, paper_colour

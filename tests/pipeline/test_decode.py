@@ -9,7 +9,7 @@ from scoring import hand_from_json, score_hand
 from scoring.errors import InputError
 from vision.decode import decode_hand
 from vision.decode.budget import Budget, BudgetLimits
-from vision.evaluation.hands import same_hand
+from vision.evaluation.hand_outcome import same_hand
 from vision.layout import layout_tiles
 from vision.pipeline import read_readings
 from vision.repairs.hidden_kong import hidden_kong_melds

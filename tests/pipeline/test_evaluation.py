@@ -7,20 +7,19 @@ from pathlib import Path
 from shared_data import require_shared_data
 
 from vision.dataset.manifest import read_manifest
-from vision.evaluation.hands import (
+from vision.evaluation.hand_failures import judged_tiles
+from vision.evaluation.hand_outcome import (
     HandOutcome,
-    HandsReport,
-    evaluate_manifest,
     is_readable,
-    judged_tiles,
     match_labels,
     oracle_readings,
     player_fixes,
     player_names,
-    render_heldout,
     same_hand,
     with_true_codes,
 )
+from vision.evaluation.hands import evaluate_manifest, render_heldout
+from vision.evaluation.hands_report import HandsReport
 from vision.named_tiles import NamedTiles
 from vision.types import Detection, TileReading
 
@@ -171,7 +170,7 @@ def test_per_hand_outcomes_are_written_and_compared_with_an_earlier_run(tmp_path
 
 
 def test_right_totals_gained_and_lost_are_listed_too():
-    from vision.evaluation.hands import compare_hands
+    from vision.evaluation.hands_report import compare_hands
 
     def run(exact: list[bool], totals: list[bool]) -> dict:
         pairs = enumerate(zip(exact, totals, strict=True))

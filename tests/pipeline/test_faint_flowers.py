@@ -8,7 +8,7 @@ import pytest
 from hand_scenes import lay_out
 
 from vision.dataset.manifest import quad_to_box
-from vision.evaluation.hands import same_hand
+from vision.evaluation.hand_outcome import same_hand
 from vision.geometry import outline_iou
 from vision.pipeline import read_readings
 from vision.repairs.faint_flowers import FAINT_FLOWER_MASS, FAINT_FLOWER_SCORE, FAINT_NOTE, faint_flowers

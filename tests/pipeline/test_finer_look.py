@@ -11,7 +11,7 @@ from shared_data import REASON as SHARED_DATA
 import vision.pipeline.photo as pipeline_module
 from vision.dataset.manifest import read_manifest
 from vision.decode.budget import NO_DEADLINE, PHOTO_SEARCH_BUDGET, BudgetLimits
-from vision.evaluation.hands import match_labels, resolve_image, same_hand
+from vision.evaluation.hand_outcome import match_labels, resolve_image, same_hand
 from vision.imageio import PhotoSource
 from vision.models.detector import TileDetector
 from vision.pipeline import FINER_LOOK_WARNING, PhotoPipeline, PhotoReadError

@@ -9,7 +9,7 @@ import pytest
 from hand_scenes import lay_out
 from heldout_renders import held_out_render, read_held_out_render
 
-from vision.evaluation.hands import same_hand
+from vision.evaluation.hand_outcome import same_hand
 from vision.geometry import face_frame
 from vision.imageio import PhotoSource
 from vision.pipeline import PhotoPipeline

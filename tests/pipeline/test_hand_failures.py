@@ -21,7 +21,8 @@ from vision.evaluation.hand_failures import (
     misread_crops,
     wrong_tiles,
 )
-from vision.evaluation.hands import HandOutcome, HandsReport
+from vision.evaluation.hand_outcome import HandOutcome
+from vision.evaluation.hands_report import HandsReport
 
 # A hand's labelled tiles: two standing, the winning tile, a flower, and a discard beside the hand.
 TILES = [("2m", "concealed"), ("3m", "concealed"), ("4m", "winning"), ("5f", "flower"), ("9p", "distractor")]

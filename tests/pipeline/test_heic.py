@@ -13,7 +13,7 @@ from heic_photos import SAMPLES, write_heic
 from scoring.errors import InputError
 from vision.cli import main
 from vision.dataset.manifest import read_manifest, write_manifest
-from vision.evaluation.hands import same_hand
+from vision.evaluation.hand_outcome import same_hand
 from vision.imageio import load_image, read_header
 from vision.pipeline import read_photo
 

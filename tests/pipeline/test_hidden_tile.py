@@ -12,7 +12,7 @@ from scoring import hand_from_json, score_hand
 from scoring.errors import InputError
 from scoring.tiles import SET_TILE_CODES, sorted_codes
 from vision.decode import decode_hand
-from vision.evaluation.hands import same_hand
+from vision.evaluation.hand_outcome import same_hand
 from vision.layout import layout_tiles
 from vision.pipeline import read_readings
 from vision.report.confidence import HIDDEN_NOTE

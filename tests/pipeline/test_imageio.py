@@ -10,7 +10,7 @@ from bad_images import write_huge_png
 from PIL import Image
 
 from scoring.errors import InputError
-from vision.evaluation.hands import same_hand
+from vision.evaluation.hand_outcome import same_hand
 from vision.imageio import PhotoSource, load_image, read_header
 from vision.pipeline import read_photo
 

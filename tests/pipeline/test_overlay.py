@@ -11,7 +11,7 @@ import pytest
 
 from scoring.errors import InputError
 from vision.dataset.manifest import read_manifest
-from vision.evaluation.hands import oracle_readings
+from vision.evaluation.hand_outcome import oracle_readings
 from vision.geometry import tile_outline
 from vision.pipeline import read_readings
 from vision.report.overlay import MIN_LABEL, OUTPUT_SIDE, annotate, banner, wrapped_lines, write_image

@@ -23,7 +23,7 @@ from vision.cli import main
 from vision.dataset.manifest import read_manifest
 from vision.dataset.paths import shared_data_dir
 from vision.decode.budget import NO_DEADLINE
-from vision.evaluation.hands import match_labels, resolve_image
+from vision.evaluation.hand_outcome import match_labels, resolve_image
 from vision.models import models_dir
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
@@ -98,7 +98,7 @@ def test_every_sample_ends_scored_or_refused_with_its_tiles(record, tmp_path, ca
 def test_overhead_sample_is_read_exactly(pipeline):
     """The README's photo: every tile, every group, the winning tile and the total, checked."""
     from scoring import hand_from_json, score_hand
-    from vision.evaluation.hands import same_hand
+    from vision.evaluation.hand_outcome import same_hand
     from vision.types import GroupRole
 
     record = next(r for r in RECORDS if r.image == "hand-overhead.jpg")
@@ -164,7 +164,7 @@ READ_EXACTLY = ("hand-flat-row.jpg", "hand-four-sets.jpg", "hand-busy-table.jpg"
 @pytest.mark.parametrize("name", READ_EXACTLY)
 def test_samples_the_models_read_whole_are_read_exactly(pipeline, name):
     from scoring import hand_from_json, score_hand
-    from vision.evaluation.hands import same_hand
+    from vision.evaluation.hand_outcome import same_hand
 
     record = next(r for r in RECORDS if r.image == name)
     truth = record.hand
@@ -186,7 +186,7 @@ def test_concealed_kong_sample_is_read_as_a_last_resort(pipeline):
     finer look reads it, so the first look is read taking the spares, the hidden 4s inferred. Its
     tiles, sets, kong and winning tile come out right (a flower of a held-out style is misread),
     and the score is not called sure."""
-    from vision.evaluation.hands import same_hand
+    from vision.evaluation.hand_outcome import same_hand
 
     record = next(r for r in RECORDS if r.image == "hand-concealed-kong.jpg")
     truth = record.hand

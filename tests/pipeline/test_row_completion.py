@@ -12,7 +12,7 @@ import pytest
 
 from scoring.errors import InputError
 from vision.dataset.manifest import quad_to_box, read_manifest
-from vision.evaluation.hands import match_labels, oracle_readings, same_hand, sure_reading
+from vision.evaluation.hand_outcome import match_labels, oracle_readings, same_hand, sure_reading
 from vision.geometry import merged_detection, outline_iou
 from vision.models.detector import TileDetector
 from vision.pipeline import read_readings

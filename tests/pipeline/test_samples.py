@@ -13,7 +13,7 @@ import pytest
 
 from scoring import hand_from_json, score_hand
 from vision.dataset.manifest import read_manifest
-from vision.evaluation.hands import oracle_readings, same_hand
+from vision.evaluation.hand_outcome import oracle_readings, same_hand
 from vision.pipeline import read_readings
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"

@@ -11,7 +11,7 @@ import pytest
 from heldout_renders import held_out_render
 
 from vision.decode.budget import NO_DEADLINE
-from vision.evaluation.hands import match_labels, same_hand
+from vision.evaluation.hand_outcome import match_labels, same_hand
 from vision.pipeline import PhotoPipeline
 from vision.repairs.outline_views import second_outlines, turned_quad
 from vision.repairs.sideways_cut import box_face_across, second_cuts

@@ -14,7 +14,7 @@ from shared_data import require_shared_data
 from scoring.errors import InputError
 from vision.decode.budget import NO_DEADLINE
 from vision.decode.unseen import TileCountError, unseen_tiles
-from vision.evaluation.hands import same_hand
+from vision.evaluation.hand_outcome import same_hand
 from vision.live.reading import PipelineHandReader
 from vision.pipeline import PhotoPipeline, read_readings
 from vision.repairs.sideways_halves import half_pairs, joined_halves

@@ -8,7 +8,7 @@ from hand_scenes import Scene, SceneTile, lay_out
 from heldout_renders import read_held_out_render
 
 from scoring.tiles import FLOWER_CODES
-from vision.evaluation.hands import same_hand
+from vision.evaluation.hand_outcome import same_hand
 from vision.live.reading import PipelineHandReader
 from vision.pipeline import read_readings
 from vision.pipeline.looks import first_kept

@@ -8,7 +8,7 @@ from hand_scenes import lay_out
 from heldout_renders import held_out_render
 
 from vision.decode.budget import NO_DEADLINE
-from vision.evaluation.hands import match_labels, same_hand
+from vision.evaluation.hand_outcome import match_labels, same_hand
 from vision.imageio import PhotoSource
 from vision.layout import layout_tiles
 from vision.live.reading import PipelineHandReader

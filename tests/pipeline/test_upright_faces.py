@@ -10,7 +10,7 @@ from heldout_renders import held_out_render
 
 import vision.pipeline.photo as pipeline_module
 from vision.decode.budget import NO_DEADLINE
-from vision.evaluation.hands import match_labels, same_hand
+from vision.evaluation.hand_outcome import match_labels, same_hand
 from vision.imageio import PhotoSource
 from vision.live.reading import PipelineHandReader
 from vision.pipeline import PhotoPipeline, PhotoReadError

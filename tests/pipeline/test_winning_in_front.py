@@ -11,7 +11,7 @@ from hand_scenes import LONG, SHORT, SceneTile, lay_out
 
 from scoring.errors import InputError
 from vision.dataset.manifest import read_manifest
-from vision.evaluation.hands import match_labels, oracle_readings, same_hand
+from vision.evaluation.hand_outcome import match_labels, oracle_readings, same_hand
 from vision.layout import layout_tiles
 from vision.pipeline import read_readings
 

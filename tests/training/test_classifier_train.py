@@ -19,20 +19,24 @@ from vision.dataset.manifest import read_manifest  # noqa: E402
 from vision.dataset.paths import shared_data_dir  # noqa: E402
 from vision.models.classifier import TileClassifier  # noqa: E402
 from vision.models.crops import DEFAULT_INPUT_SIZE, InputSize  # noqa: E402
-from vision.training.classifier_data import (  # noqa: E402
+from vision.training.classifier_augment import (  # noqa: E402
     ASKEW_BOX_TURN,
-    CLASS_INDEX,
     OCCLUSION_MAX_AREA,
-    PICTURE_CROP,
-    REAL_LABELS_MANIFEST,
-    AugmentedCrops,
-    Sample,
-    art_samples,
     askew_box,
     augment,
-    crossed_flower,
     occlude,
+)
+from vision.training.classifier_batches import (  # noqa: E402
+    PICTURE_CROP,
+    AugmentedCrops,
+    crossed_flower,
     procedural_back,
+)
+from vision.training.classifier_data import (  # noqa: E402
+    CLASS_INDEX,
+    REAL_LABELS_MANIFEST,
+    Sample,
+    art_samples,
     store_size,
     synthetic_samples,
 )

@@ -17,19 +17,16 @@ from vision.dataset.paths import shared_data_dir  # noqa: E402
 from vision.models.detector import TileDetector, decode_maps, turned_against_the_rest  # noqa: E402
 from vision.training.detector import (  # noqa: E402
     DetectorTrainConfig,
-    collate,
     crop_size_at,
-    detector_loss,
     draw_source,
     load_weights,
     train_detector,
 )
-from vision.training.detector_data import (  # noqa: E402
-    DetectorSample,
-    encode_targets,
-    random_view,
-)
+from vision.training.detector_data import DetectorSample  # noqa: E402
+from vision.training.detector_loss import collate, detector_loss  # noqa: E402
 from vision.training.detector_model import MAP_CHANNELS, STRIDE, TileDetectorNet  # noqa: E402
+from vision.training.detector_targets import encode_targets  # noqa: E402
+from vision.training.detector_views import random_view  # noqa: E402
 
 TABLE_PHOTOS = shared_data_dir() / "table-photos"
 
@@ -332,7 +329,7 @@ def test_synthetic_scenes_are_cached_exactly(tmp_path: Path) -> None:
 def test_the_threshold_serves_real_photos_and_renders_alike() -> None:
     """Renders score lower than real photos: the chosen threshold is the best for both together."""
     from vision.evaluation.detection import DetectionMetrics
-    from vision.training.detector import THRESHOLDS, choose_threshold
+    from vision.training.detector_validation import THRESHOLDS, choose_threshold
 
     def counts(tp: int, fp: int, fn: int) -> DetectionMetrics:
         return DetectionMetrics(true_positives=tp, false_positives=fp, false_negatives=fn)
@@ -346,7 +343,7 @@ def test_the_threshold_serves_real_photos_and_renders_alike() -> None:
 
 def test_a_models_threshold_is_rewritten_in_place(tmp_path: Path) -> None:
     """``set_metadata`` changes one entry and keeps the rest; the runtime reads the new threshold."""
-    from vision.training.detector import export_onnx, set_metadata
+    from vision.training.detector_export import export_onnx, set_metadata
 
     path = tmp_path / "detector.onnx"
     metadata = {"input_size": "256", "stride": str(STRIDE), "score_threshold": "0.55",

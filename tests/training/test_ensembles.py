@@ -20,8 +20,8 @@ from vision.training.classifier_ensemble import build_classifier_ensemble  # noq
 from vision.training.classifier_model import TileNet  # noqa: E402
 from vision.training.classifier_train import TrainConfig, write_labels  # noqa: E402
 from vision.training.classifier_train import export_onnx as export_classifier  # noqa: E402
-from vision.training.detector import export_onnx  # noqa: E402
 from vision.training.detector_ensemble import build_detector_ensemble  # noqa: E402
+from vision.training.detector_export import export_onnx  # noqa: E402
 from vision.training.detector_model import MAP_CHANNELS, STRIDE, TileDetectorNet  # noqa: E402
 from vision.training.onnx_mean import EnsembleError  # noqa: E402
 

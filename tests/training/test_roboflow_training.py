@@ -9,9 +9,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from vision.training.detector import collate, detector_loss  # noqa: E402
-from vision.training.detector_data import DetectorSample, encode_targets  # noqa: E402
+from vision.training.detector_data import DetectorSample  # noqa: E402
+from vision.training.detector_loss import collate, detector_loss  # noqa: E402
 from vision.training.detector_model import MAP_CHANNELS  # noqa: E402
+from vision.training.detector_targets import encode_targets  # noqa: E402
 from vision.training.roboflow_detector_data import unlabelled_tiles  # noqa: E402
 
 

@@ -76,9 +76,10 @@ def run_benchmark(args: argparse.Namespace) -> dict[str, Any]:
     from vision.live.capture import FrameGrabber, Pace
     from vision.live.engine import EngineConfig, LiveEngine
     from vision.live.motion import GateConfig
+    from vision.live.output import EventSink
     from vision.live.reading import PipelineHandReader
     from vision.live.run import has_screen
-    from vision.live.session import EventSink, LiveSession, SessionOptions
+    from vision.live.session import LiveSession, SessionOptions
     from vision.live.sources import parse_source
     from vision.live.stability import StabilityConfig
     from vision.models.classifier import TileClassifier

@@ -16,10 +16,12 @@ from typing import Any
 from scoring.errors import InputError
 from vision.live.capture import FrameGrabber, Pace, ReconnectPolicy
 from vision.live.engine import EngineConfig, LiveEngine
+from vision.live.output import EventSink
 from vision.live.reading import PipelineHandReader
-from vision.live.session import KEY_HELP, EventSink, LiveSession, SessionOptions, SessionSummary
+from vision.live.session import KEY_HELP, LiveSession, SessionOptions
 from vision.live.sources import parse_source
 from vision.live.stability import DEFAULT_HOLD_SECONDS, StabilityConfig
+from vision.live.summary import SessionSummary
 from vision.live.tracker import TrackerConfig
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
 

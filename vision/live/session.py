@@ -10,12 +10,12 @@ Two arrangements:
   ``--headless`` on a file): each frame is processed in turn, so the output is the same on any
   machine. Timestamps are media time.
 
-Events (a hand announced, a hand cleared) go to a sink: JSON lines or human lines on stdout.
+Events (a hand announced, a hand cleared) go to a sink (``vision.live.output``): JSON lines or
+human lines on stdout.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import threading
@@ -24,17 +24,18 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 import cv2
 import numpy as np
 
 from scoring.errors import InputError
-from vision.dataset.files import atomic_write_bytes
 from vision.live.capture import Frame, FrameGrabber, GrabberStatus, Pace
-from vision.live.engine import HandReader, LiveEngine, LiveEvent, LiveUpdate, StageTimes
+from vision.live.engine import HandReader, LiveEngine, LiveEvent, LiveUpdate
+from vision.live.output import EventSink, event_document, save_snapshot
 from vision.live.panel import PanelInfo, draw_live
 from vision.live.stability import DEFAULT_HOLD_SECONDS
+from vision.live.summary import SessionSummary, rate
 
 WINDOW_NAME = "taicam live"
 KEY_HELP = "keys: space freeze, s snapshot, r next rule set, c reset, q quit"
@@ -52,47 +53,6 @@ class SessionOptions:
     wait_at_end: bool = True
 
 
-@dataclass
-class SessionSummary:
-    """How a session went; printed on stderr when it ends."""
-
-    source: str
-    end_reason: str
-    frames_read: int = 0
-    frames_processed: int = 0
-    frames_shown: int = 0
-    frames_detected: int = 0  # frames the detector ran on (a still picture reuses detections)
-    hands_announced: int = 0
-    wall_seconds: float = 0.0
-    failed: bool = False
-    events: list[dict[str, Any]] = field(default_factory=list)
-    #: ``time.monotonic()`` at which each event was decided (for latency measurements).
-    event_clock: list[float] = field(default_factory=list)
-    #: (media time, ``time.monotonic()``, tiles read) of each reading of a steady table (the panel changed).
-    reading_clock: list[tuple[float, float, int]] = field(default_factory=list)
-    #: Per-stage seconds of the most recent processed frames (for the benchmark).
-    stage_times: deque[StageTimes] = field(default_factory=lambda: deque(maxlen=5000))
-
-    #: ``time.monotonic()`` of the first and last processed frames (the rate excludes start-up).
-    processed_span: tuple[float, float] = (0.0, 0.0)
-
-    @property
-    def processed_fps(self) -> float:
-        return _rate(self.frames_processed, self.processed_span)
-
-    def describe(self) -> str:
-        return (
-            f"taicam live: {self.end_reason}; {self.frames_read} frames read, "
-            f"{self.frames_processed} processed ({self.processed_fps:.1f} per second), "
-            f"{self.hands_announced} hand(s) announced"
-        )
-
-
-def _rate(count: int, span: tuple[float, float]) -> float:
-    first, last = span
-    return (count - 1) / (last - first) if count > 1 and last > first else 0.0
-
-
 def use_system_fonts() -> None:
     """Point OpenCV's bundled Qt at the system fonts.
 
@@ -106,88 +66,6 @@ def use_system_fonts() -> None:
         if Path(folder).is_dir():
             os.environ["QT_QPA_FONTDIR"] = folder
             return
-
-
-def event_document(update: LiveUpdate, source: str) -> dict[str, Any]:
-    """The JSON line for an update that carries an event (DESIGN.md's photo document + event fields)."""
-    assert update.event is not None
-    head = {
-        "event": str(update.event),
-        "source": source,
-        "frame": update.frame_index,
-        "time": round(update.timestamp, 3),
-    }
-    if update.event is LiveEvent.HAND and update.announced is not None:
-        return {**head, **update.announced.document}
-    return head
-
-
-def describe_event(document: dict[str, Any]) -> str:
-    """One human line for an event (the non-JSON output)."""
-    when = f"[{document['time']:7.2f} s]"
-    if document["event"] != LiveEvent.HAND:
-        return f"{when} hand cleared"
-    hand = document.get("hand") or {}
-    tiles = " ".join(hand.get("concealed", []))
-    melds = "  ".join("".join(meld.get("tiles", [])) for meld in hand.get("melds", []))
-    flowers = " ".join(hand.get("flowers", []))
-    score = document.get("score") or {}
-    if score.get("valid", True):
-        items = ", ".join(
-            f"{item.get('name', item.get('id'))} {item.get('value')}" for item in score.get("items", [])
-        )
-        verdict = f"{score.get('total')} {score.get('unit', '')} under {score.get('rules', '?')}: {items}"
-    else:
-        verdict = f"not a winning hand under {score.get('rules', '?')}: {score.get('reason', '')}"
-    parts = [tiles, f"melds {melds}" if melds else "", f"flowers {flowers}" if flowers else ""]
-    return f"{when} {' | '.join(part for part in parts if part)}  =>  {verdict}"
-
-
-def save_snapshot(
-    directory: Path, frame: Frame, annotated: np.ndarray, update: LiveUpdate | None, source: str, rules: str
-) -> Path:
-    """Save the raw frame, the annotated frame and a JSON of what was read; returns the JSON path."""
-    stem = time.strftime("taicam-live-%Y%m%d-%H%M%S") + f"-f{frame.index}"
-    for image, suffix in ((frame.image, ".jpg"), (annotated, ".annotated.jpg")):
-        ok, encoded = cv2.imencode(".jpg", image)
-        if not ok:
-            raise InputError("cannot encode the snapshot image")
-        atomic_write_bytes(directory / f"{stem}{suffix}", encoded.tobytes())
-    document: dict[str, Any] = {"source": source, "frame": frame.index, "time": round(frame.timestamp, 3)}
-    document["rules"] = rules
-    if update is not None:
-        document["status"] = str(update.status)
-        document["tiles"] = [
-            {
-                "track": track.track_id,
-                "code": track.code,
-                "box": [round(v, 1) for v in track.detection.box],
-                "rotated": track.rotated,
-                "face_down": track.face_down,
-                "alternatives": [{"code": c, "confidence": round(p, 4)} for c, p in track.voted_candidates()],
-            }
-            for track in update.tracker.confirmed_tracks()
-        ]
-        if update.announced is not None:
-            document["announced"] = update.announced.document
-    json_path = directory / f"{stem}.json"
-    atomic_write_bytes(json_path, (json.dumps(document, ensure_ascii=False, indent=2) + "\n").encode())
-    return json_path
-
-
-class EventSink:
-    """Where events go: JSON lines (flushed at once, for pipes) or human lines."""
-
-    def __init__(self, stream: TextIO, json_lines: bool) -> None:
-        self.stream = stream
-        self.json_lines = json_lines
-
-    def emit(self, document: dict[str, Any]) -> None:
-        if self.json_lines:
-            self.stream.write(json.dumps(document, ensure_ascii=False) + "\n")
-        else:
-            self.stream.write(describe_event(document) + "\n")
-        self.stream.flush()
 
 
 class LiveSession:
@@ -257,7 +135,7 @@ class LiveSession:
         """Frames processed per second over the last few (the panel's figure)."""
         with self._lock:
             times = list(self._process_times)
-        return _rate(len(times), (times[0], times[-1])) if times else 0.0
+        return rate(len(times), (times[0], times[-1])) if times else 0.0
 
     # -- the two arrangements --------------------------------------------------------------------
     def _new_frames(self, timeout: float) -> Iterator[Frame]:

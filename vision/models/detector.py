@@ -175,7 +175,7 @@ def canonical_up(up: np.ndarray) -> np.ndarray:
     """Up axes (n,2) turned, where needed, to point up the image (y < 0); a level axis points right.
 
     The network cannot see which end of a tile is up, so its corner refinement is learned in this
-    frame (``vision.training.detector_data.face_corner_target``); training and decoding must
+    frame (``vision.training.detector_targets.face_corner_target``); training and decoding must
     share the rule, the tie included.
     """
     level = np.abs(up[:, 1]) <= 1e-6
@@ -189,7 +189,7 @@ def refine_corners(centres: np.ndarray, angles: np.ndarray, widths: np.ndarray, 
 
     ``refinement`` (n,10) is, as fractions of the face height: the face centre's offset from the
     box centre (image x, y), then each corner's offset along the face's across and up axes, in the
-    frame whose up points up the image (``vision.training.detector_data.face_corner_target``).
+    frame whose up points up the image (``vision.training.detector_targets.face_corner_target``).
     ``widths``/``heights`` carry :data:`OUTLINE_MARGIN` already; the refined face is grown by the
     same margin about its centre.
     """

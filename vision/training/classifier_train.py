@@ -28,10 +28,10 @@ from torch import nn
 from scoring.tiles import VISION_CODES
 from vision.dataset.files import atomic_write_text
 from vision.models.crops import PIXEL_MEAN, PIXEL_STD, InputSize, preprocess_crops
+from vision.training.classifier_batches import AugmentedCrops
 from vision.training.classifier_data import (
     CLASS_INDEX,
     REAL_LABELS_MANIFEST,
-    AugmentedCrops,
     Sample,
     describe_sources,
     load_sources,
@@ -62,7 +62,7 @@ class TrainConfig:
     synth_scenes: int = 0
     synth_seed: int = 4242  # differs from the evaluation renders (val split, seed 90210)
     # Share of a flower's or season's draws that are procedurally drawn faces of fresh random sets
-    # (``vision.training.classifier_data``). Off in the shipped recipe: runs at 0.35 read more
+    # (``vision.training.classifier_batches``). Off in the shipped recipe: runs at 0.35 read more
     # held-out flowers but fewer table-photo tiles (c2 89.2%, c3 90.3%, c4 89.6% against 91.1%);
     # see models/MODEL_CARD.md.
     procedural_flower_share: float = 0.0
@@ -73,14 +73,14 @@ class TrainConfig:
     # 64 made the first shipped model; a flower's numeral is only a few pixels high there.
     input_height: int = 64
     # Views cut along a window turned up to this many degrees (half of them), as along a detector
-    # outline turned against its tile (``classifier_data.augment``). Off by default (c0's recipe);
+    # outline turned against its tile (``classifier_augment.augment``). Off by default (c0's recipe);
     # two members of the shipped ensemble, ct2 and co1, were trained at 35.
     outline_turn_degrees: float = 0.0
-    # Share of the views with one rectangle of the face covered (``classifier_data.occlude``): the
+    # Share of the views with one rectangle of the face covered (``classifier_augment.occlude``): the
     # real photos hide parts of faces. Off by default; the shipped ensemble's co1 was trained at 0.3.
     occlusion_share: float = 0.0
     # Share of the views showing the tile lying askew (15-50 degrees) inside the axis-aligned box
-    # around it (``classifier_data.askew_box``), as a box label or a box-only detection cuts such a
+    # around it (``classifier_augment.askew_box``), as a box label or a box-only detection cuts such a
     # tile: the table photos' worst errors. Off by default.
     askew_box_share: float = 0.0
     # Procedural flowers print their number in varied glyphs, sizes and places, Chinese numerals
@@ -92,7 +92,7 @@ class TrainConfig:
     # Off by default, so the shipped members' recipes keep their sources.
     set_photo_flowers: bool = False
     # Share of a flower's or season's draws shown as an upright real tile of that face under the
-    # picture of another face's real tile (``classifier_data.crossed_flower``): only the printed
+    # picture of another face's real tile (``classifier_batches.crossed_flower``): only the printed
     # name and number say which it is. Off by default: fx1 (fs1's recipe at 0.5) read every held-out
     # flower set worse (models/MODEL_CARD.md, "Flowers under another face's picture").
     crossed_flower_share: float = 0.0

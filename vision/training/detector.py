@@ -10,10 +10,12 @@ thin and the smoke test can run the same code for one step. The recipe (why each
 - Random crops of images scaled like the runtime input (longest side 512, jittered): 256 pixels
   for the first 60% of the steps (less than half the cost of a step), 384 for the rest. The
   network is fully convolutional, so it runs on whole letterboxed photos at inference.
-- CenterNet losses: penalty-reduced focal loss on the heatmap, L1 on offset and log-size at the
-  centres, binary cross-entropy on the flags where they are known.
+- CenterNet losses (``detector_loss``): penalty-reduced focal loss on the heatmap, L1 on offset and
+  log-size at the centres, binary cross-entropy on the flags where they are known.
 - AdamW, cosine learning rate, an exponential moving average of the weights (smoother on small
-  data); the EMA weights are exported. Seeded; two threads by default.
+  data); the EMA weights are exported (``detector_export``). Seeded; two threads by default.
+- The score threshold is chosen on training data of both kinds, never on validation
+  (``detector_validation``).
 """
 
 from __future__ import annotations
@@ -29,30 +31,25 @@ from pathlib import Path
 import cv2
 import numpy as np
 import torch
-from torch.nn import functional as F  # noqa: N812
 
 from vision.dataset.paths import REPO_ROOT, shared_data_dir
-from vision.evaluation.detection import (
-    DetectionMetrics,
-    TruthImage,
-    add_partly_boxed,
-    box_iou,
-    load_table_photos,
-    match_boxes,
-)
-from vision.imageio import read_bgr
-from vision.models.detector import decode_maps, letterbox, to_network_input
-from vision.training.detector_data import (
-    DEFAULT_ZOOM,
-    DetectorSample,
-    DetectorTargets,
-    encode_targets,
-    random_view,
-    samples_from_truth,
-    synthetic_samples,
-    to_tensor_image,
-)
+from vision.evaluation.detection import load_table_photos
+from vision.training.detector_data import DetectorSample, samples_from_truth, synthetic_samples
+from vision.training.detector_export import export_onnx, set_metadata
+from vision.training.detector_loss import collate, detector_loss
 from vision.training.detector_model import MAP_CHANNELS, STRIDE, TileDetectorNet
+from vision.training.detector_targets import encode_targets
+from vision.training.detector_validation import (
+    THRESHOLD_SCENES,
+    THRESHOLDS,
+    ThresholdMetrics,
+    choose_threshold,
+    evaluate_model,
+    f1,
+    predict_boxes,
+    threshold_metrics,
+)
+from vision.training.detector_views import DEFAULT_ZOOM, random_view
 
 DEFAULT_DATA_ROOT = shared_data_dir() / "table-photos"
 #: Rendered scenes are kept between runs (``/runs/`` is git-ignored); delete it when the renderer changes.
@@ -123,105 +120,6 @@ class TrainResult:
     max_abs_diff_onnx: float = 0.0
 
 
-#: Sideways tiles are ~1 in 15 of the hand tiles, face-down ones ~1 in 40: without weighting the
-#: flags learn to say "no" (measured: 1 of 9 sideways and 0 of 4 face-down tiles found on the samples).
-FLAG_POSITIVE_WEIGHT = {"sideways": 5.0, "face_down": 10.0}
-#: Scale of the corner-refinement loss against the outline's (its targets are about 5x smaller).
-#: Checked for r13 rather than raised: on 20 training batches with r11's weights, at 3.0 the corner
-#: loss pulls the shared stride-4 features (gradient norm 0.040) as hard as the heatmap (0.047), twice
-#: the box regression (0.024) and 40% of the outline (0.095); its own branch trains under Adam,
-#: whose steps do not depend on the loss scale. Raising it would trade detection for outlines.
-CORNER_LOSS_WEIGHT = 3.0
-
-
-def focal_heat_loss(logits: torch.Tensor, target: torch.Tensor, weight: torch.Tensor,
-                    positive_weight: torch.Tensor | None = None) -> torch.Tensor:
-    """CenterNet's penalty-reduced focal loss; ``weight`` zeroes ignore regions, ``positive_weight``
-    (same shape, 1 for most) makes some tile centres count more; still normalised by the centres."""
-    prob = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
-    positive = target.ge(0.999).float()
-    pos_loss = -torch.log(prob) * (1 - prob) ** 2 * positive
-    if positive_weight is not None:
-        pos_loss = pos_loss * positive_weight
-    neg_loss = -torch.log(1 - prob) * prob**2 * (1 - target) ** 4 * (1 - positive) * weight
-    count = positive.sum().clamp(min=1.0)
-    return (pos_loss.sum() + neg_loss.sum()) / count
-
-
-def detector_loss(raw: torch.Tensor, batch: dict[str, torch.Tensor], sideways_outline_weight: float = 1.0,
-                  sideways_heat_weight: float = 1.0) -> tuple[torch.Tensor, dict[str, float]]:
-    """Total loss and its parts for raw network maps (N,21,h,w) and encoded targets.
-
-    The face outline (channels 7-10) and its corner refinement (11-20) are learned only where the
-    outline is labelled: synthetic scenes. ``sideways_heat_weight`` makes a sideways tile's centre
-    count that much more in the heatmap loss.
-    """
-    idx = batch["index"]
-    positive_weight = None
-    if sideways_heat_weight != 1.0 and idx.numel():
-        positive_weight = torch.ones_like(batch["heat"]).reshape(-1)
-        positive_weight[idx[batch["sideways"] > 0]] = sideways_heat_weight
-        positive_weight = positive_weight.reshape(batch["heat"].shape)
-    heat = focal_heat_loss(raw[:, 0], batch["heat"], batch["heat_weight"], positive_weight)
-    n, c, h, w = raw.shape
-    flat = raw.permute(0, 2, 3, 1).reshape(n * h * w, c)
-    if idx.numel() == 0:
-        zero = raw.sum() * 0.0
-        return heat + zero, {"heat": float(heat.detach()), "reg": 0.0, "flags": 0.0, "outline": 0.0,
-                             "corners": 0.0}
-    at = flat[idx]
-    # Offsets are learned at every centre, sizes only where the box is tight (``size_known``).
-    error = (at[:, 1:5] - batch["regression"]).abs()
-    known_size = batch["size_known"]
-    sizes = (error[:, 2:] * known_size[:, None]).sum()
-    reg = (error[:, :2].sum() + sizes) / (2 * len(idx) + 2 * known_size.sum())
-    flag_loss = raw.sum() * 0.0
-    for channel, key in ((5, "sideways"), (6, "face_down")):
-        target = batch[key]
-        known = target >= 0
-        if known.any():
-            weight = torch.tensor(FLAG_POSITIVE_WEIGHT[key])
-            flag_loss = flag_loss + F.binary_cross_entropy_with_logits(at[known, channel], target[known],
-                                                                       pos_weight=weight)
-    known = batch["outline_known"] > 0
-    outline = corners = raw.sum() * 0.0
-    if known.any():
-        # Sideways tiles are few, and their axis is the one that matters most (the layout finds the
-        # winning tile by it): their outline error can be weighted up.
-        weight = 1.0 + (sideways_outline_weight - 1.0) * (batch["sideways"][known] > 0).float()
-        error = (at[known, 7:11] - batch["outline"][known]).abs().mean(dim=1)
-        outline = (weight * error).sum() / weight.sum()
-        # The corner refinement is a fraction of the face height (a few hundredths to a tenth);
-        # CORNER_LOSS_WEIGHT brings its L1 to the scale of the outline's.
-        corner_error = (at[known, 11:21] - batch["corners"][known]).abs().mean(dim=1)
-        corners = CORNER_LOSS_WEIGHT * (weight * corner_error).sum() / weight.sum()
-    total = heat + reg + 0.5 * flag_loss + outline + corners
-    parts = {"heat": float(heat.detach()), "reg": float(reg.detach()), "flags": float(flag_loss.detach()),
-             "outline": float(outline.detach()), "corners": float(corners.detach())}
-    return total, parts
-
-
-def collate(targets: list[DetectorTargets], images: list[np.ndarray]) -> dict[str, torch.Tensor]:
-    """Stack a batch; centre indices become indices into the flattened (N*h*w) map."""
-    cells = targets[0].heat.shape[0] * targets[0].heat.shape[1]
-    index = np.concatenate([t.index + i * cells for i, t in enumerate(targets)])
-    return {
-        "image": torch.from_numpy(np.stack([to_tensor_image(im) for im in images])),
-        "heat": torch.from_numpy(np.stack([t.heat for t in targets])),
-        "heat_weight": torch.from_numpy(np.stack([t.heat_weight for t in targets])),
-        "index": torch.from_numpy(index.astype(np.int64)),
-        "regression": torch.from_numpy(np.concatenate([t.regression for t in targets])),
-        "sideways": torch.from_numpy(np.concatenate([t.sideways for t in targets])),
-        "face_down": torch.from_numpy(np.concatenate([t.face_down for t in targets])),
-        "outline": torch.from_numpy(np.concatenate([t.outline for t in targets])),
-        "outline_known": torch.from_numpy(np.concatenate([t.outline_known for t in targets])),
-        "corners": torch.from_numpy(np.concatenate([t.corners for t in targets])),
-        "size_known": torch.from_numpy(np.concatenate([
-            t.size_known if t.size_known is not None else np.ones(len(t.index), np.float32)
-            for t in targets])),
-    }
-
-
 def crop_size_at(config: DetectorTrainConfig, step: int) -> int:
     """The crop side for ``step``: small crops first (cheap steps), full crops for the rest."""
     return config.early_crop_size if step < config.early_crop_share * config.steps else config.crop_size
@@ -234,94 +132,8 @@ def _learning_rate(config: DetectorTrainConfig, step: int) -> float:
     return config.learning_rate * (0.02 + 0.98 * 0.5 * (1 + math.cos(math.pi * min(1.0, progress))))
 
 
-@torch.no_grad()
-def predict_boxes(model: TileDetectorNet, image_bgr: np.ndarray, input_size: int,
-                  score_threshold: float) -> tuple[np.ndarray, np.ndarray]:
-    """Torch inference with the runtime's letterbox and decoder (for validation during training)."""
-    network_image, box = letterbox(image_bgr, input_size)
-    maps = model(torch.from_numpy(to_network_input(network_image)))[0].numpy()
-    peaks = decode_maps(maps, STRIDE, score_threshold)
-    return peaks.boxes / box.scale, peaks.scores
-
-
-@torch.no_grad()
-def evaluate_model(model: TileDetectorNet, images: list[TruthImage], input_size: int,
-                   thresholds: tuple[float, ...]) -> dict[float, DetectionMetrics]:
-    """Detection metrics of ``model`` on ``images`` at several score thresholds (one forward pass each)."""
-    model.eval()
-    results = {t: DetectionMetrics() for t in thresholds}
-    low = min(thresholds)
-    for truth in images:
-        image = read_bgr(truth.path)
-        boxes, scores = predict_boxes(model, image, input_size, low)
-        _count_at_thresholds(results, truth.path.name, boxes, scores, truth.boxes, partly_boxed=True)
-    return results
-
-
-def _count_at_thresholds(results: dict[float, DetectionMetrics], name: str, boxes: np.ndarray,
-                         scores: np.ndarray, truth: np.ndarray, partly_boxed: bool = False) -> None:
-    """Match one image's detections to its truth at each threshold of ``results`` (one prediction).
-
-    ``partly_boxed``: a real table photo, whose detections away from the boxed row are not judged.
-    """
-    for t, metrics in results.items():
-        keep = scores >= t
-        if partly_boxed:
-            add_partly_boxed(metrics, name, boxes[keep], scores[keep], truth)
-        else:
-            metrics.add(name, *match_boxes(boxes[keep], scores[keep], truth))
-
-
-def _f1(m: DetectionMetrics) -> float:
-    return 2 * m.recall * m.precision / max(m.recall + m.precision, 1e-9)
-
-
-#: Score thresholds tried when a model's threshold is chosen.
-THRESHOLDS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7)
-#: Training scenes the threshold is also chosen on (renders score lower than the real photos).
-THRESHOLD_SCENES = 150
-
-
-#: Detection metrics by kind of image ("real", "synth") and by score threshold.
-ThresholdMetrics = dict[str, dict[float, DetectionMetrics]]
-
-
-def threshold_metrics(predict: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
-                      real: list[TruthImage], synth: list[DetectorSample]) -> ThresholdMetrics:
-    """Detection metrics at each of :data:`THRESHOLDS` on real photos and on rendered scenes.
-
-    ``predict`` gives boxes and scores at the lowest threshold. On renders a detection of a tile that
-    is mostly hidden (an ignore region) is neither a hit nor a false positive, as in training.
-    """
-    metrics: ThresholdMetrics = {}
-    if real:
-        metrics["real"] = {t: DetectionMetrics() for t in THRESHOLDS}
-        for truth in real:
-            boxes, scores = predict(read_bgr(truth.path))
-            _count_at_thresholds(metrics["real"], truth.path.name, boxes, scores, truth.boxes,
-                                 partly_boxed=True)
-    if synth:
-        metrics["synth"] = {t: DetectionMetrics() for t in THRESHOLDS}
-        for sample in synth:
-            boxes, scores = predict(sample.image)
-            if len(sample.ignore) and len(boxes):
-                hidden = box_iou(boxes, sample.ignore).max(axis=1) >= 0.5
-                boxes, scores = boxes[~hidden], scores[~hidden]
-            _count_at_thresholds(metrics["synth"], sample.source, boxes, scores, sample.boxes)
-    return metrics
-
-
-def choose_threshold(metrics: ThresholdMetrics) -> float:
-    """The threshold with the best mean F1 over the kinds of images (real photos, renders): the model
-    must serve both, and renders score lower, so a threshold fitted on real photos alone misses them."""
-    def mean_f1(t: float) -> float:
-        return sum(_f1(by_threshold[t]) for by_threshold in metrics.values()) / max(1, len(metrics))
-
-    return max(THRESHOLDS, key=lambda t: (mean_f1(t), -abs(t - 0.35)))
-
-
 def _describe(metrics: ThresholdMetrics, threshold: float) -> str:
-    return ", ".join(f"train {kind} F1 {_f1(by_threshold[threshold]):.4f}"
+    return ", ".join(f"train {kind} F1 {f1(by_threshold[threshold]):.4f}"
                      for kind, by_threshold in metrics.items())
 
 
@@ -341,53 +153,6 @@ def rethreshold(config: DetectorTrainConfig, log: Callable[[str], None] = print)
     set_metadata(path, {"score_threshold": str(threshold)})
     log(f"{path}: threshold {threshold} ({_describe(metrics, threshold)})")
     return threshold
-
-
-def set_metadata(path: Path, values: dict[str, str]) -> None:
-    """Rewrite entries of an ONNX model's metadata (atomically: the model is never half-written)."""
-    import onnx
-
-    proto = onnx.load(str(path))
-    kept = [(p.key, p.value) for p in proto.metadata_props if p.key not in values]
-    del proto.metadata_props[:]
-    for key, value in [*kept, *values.items()]:
-        entry = proto.metadata_props.add()
-        entry.key, entry.value = key, value
-    tmp = path.with_suffix(".tmp.onnx")
-    onnx.save(proto, str(tmp))
-    tmp.replace(path)
-
-
-def export_onnx(model: TileDetectorNet, path: Path, metadata: dict[str, str], input_size: int) -> float:
-    """Write the model to ONNX (dynamic height/width), add metadata, return max |onnx - torch|."""
-    import onnx
-    import onnxruntime as ort
-
-    model = copy.deepcopy(model).eval().to(memory_format=torch.contiguous_format)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.onnx")
-    example = torch.rand(1, 3, input_size, input_size * 3 // 4 // 32 * 32 or 32)
-    torch.onnx.export(
-        model, (example,), str(tmp), input_names=["image"], output_names=["maps"],
-        dynamic_axes={"image": {2: "height", 3: "width"}, "maps": {2: "rows", 3: "cols"}},
-        opset_version=17, dynamo=False,
-    )
-    proto = onnx.load(str(tmp))
-    for key, value in metadata.items():
-        entry = proto.metadata_props.add()
-        entry.key, entry.value = key, value
-    onnx.save(proto, str(tmp))
-    session = ort.InferenceSession(str(tmp), providers=["CPUExecutionProvider"])
-    check = torch.rand(1, 3, input_size, input_size)
-    with torch.no_grad():
-        expected = model(check).numpy()
-    got = session.run(None, {"image": check.numpy()})[0]
-    diff = float(np.max(np.abs(expected - got)))
-    if diff > 1e-3:
-        tmp.unlink(missing_ok=True)
-        raise RuntimeError(f"onnxruntime output differs from torch by {diff}")
-    tmp.replace(path)
-    return diff
 
 
 def _load_synthetic(config: DetectorTrainConfig, log: Callable[[str], None]) -> list[DetectorSample]:

@@ -20,7 +20,7 @@ hand tiles read right from those rectangles, 96.2% from the labelled outlines). 
 channels (:data:`CORNER_CHANNELS`) refine it: ``face_dx, face_dy``, the face centre's offset from
 the box centre in the image frame, and for each corner (top-left, top-right, bottom-right,
 bottom-left) ``du, dv``, its offset from the rectangle's corner along the face's across and up
-axes, all as fractions of the face height (``vision.training.detector_data.face_corner_target``).
+axes, all as fractions of the face height (``vision.training.detector_targets.face_corner_target``).
 The runtime (``vision.models.detector``) decodes these with numpy only.
 """
 

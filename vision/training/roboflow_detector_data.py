@@ -3,7 +3,7 @@
 The export boxes the tiles of the hand but often not the tiles lying loose off it (discards, the
 wall). Teaching the detector that those are background would undo what a laid-out hand needs, so
 the photos are *partly boxed*, as the table photos are: the heatmap learns "no tile" only near the
-boxed tiles (``detector_data.labelled_weight``). Optionally (``detector``) each photo also gets
+boxed tiles (``detector_targets.labelled_weight``). Optionally (``detector``) each photo also gets
 *ignore regions*: the tiles a detector finds there with no label box, no loss either way inside
 them, so an unboxed tile beside the hand is not taught as background either. That pass costs a
 detector run per training image (about 1.9 s each with the shipped ensemble on the shared 2-core
