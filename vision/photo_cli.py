@@ -12,14 +12,17 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from scoring import cli_options as opts
 from scoring.errors import InputError
-from vision.named_tiles import NOTHING_NAMED, NamedTiles, named_tiles
+from vision.named_tiles import named_tiles
 from vision.types import GroupRole
+
+if TYPE_CHECKING:
+    from vision.pipeline import HandSetup, PhotoPipeline, PhotoResult
 
 
 def _annotate_path(target: Path, image: Path, many: bool) -> Path:
@@ -30,7 +33,7 @@ def _annotate_path(target: Path, image: Path, many: bool) -> Path:
     return target
 
 
-def _annotate(target: Path, image: Path, many: bool, result: Any) -> None:
+def _annotate(target: Path, image: Path, many: bool, result: PhotoResult) -> None:
     from vision.imageio import PhotoSource
     from vision.report.overlay import OUTPUT_SIDE, annotate, write_image
 
@@ -39,7 +42,7 @@ def _annotate(target: Path, image: Path, many: bool, result: Any) -> None:
     write_image(_annotate_path(target, image, many), annotate(picture, result, scale=scale))
 
 
-def _hand_lines(result: Any) -> list[str]:
+def _hand_lines(result: PhotoResult) -> list[str]:
     decoded = result.decoded
     lines = []
     for group in decoded.best.groups:
@@ -58,7 +61,7 @@ def _hand_lines(result: Any) -> list[str]:
     return lines
 
 
-def _winning_line(result: Any) -> str:
+def _winning_line(result: PhotoResult) -> str:
     decoded = result.decoded
     winning = result.hand["winning_tile"]
     if winning == result.named.winning_tile:
@@ -70,7 +73,7 @@ def _winning_line(result: Any) -> str:
     return f"  winning tile: not shown; scored as {winning} (the lowest total)"
 
 
-def format_result(result: Any) -> str:
+def format_result(result: PhotoResult) -> str:
     """The terminal report for one photo: the hand as read, what was assumed, the score, the doubts."""
     decoded = result.decoded
     unseen = decoded.unseen
@@ -107,20 +110,20 @@ def naming_the_photo(image: Path, error: InputError) -> str:
     return message if message.startswith(f"{image}: ") else f"{image}: {message}"
 
 
-def run_photos(images: list[Path], *, ruleset: Any, table: Any, context: dict[str, Any], as_json: bool,
-               annotate: Path | None, pipeline: Any = None, named: NamedTiles = NOTHING_NAMED,
-               after: Callable[[Path, Any], None] | None = None) -> int:
+def run_photos(images: list[Path], *, setup: HandSetup, as_json: bool, annotate: Path | None,
+               pipeline: PhotoPipeline | None = None,
+               after: Callable[[Path, PhotoResult], None] | None = None) -> int:
     """Read every photo; return the exit status (0 all read, 2 if any photo was bad input).
-    ``named``: the tiles the player names that no photo shows (``vision.named_tiles.NamedTiles``);
-    ``after``: called with each photo read and its result (``--learn``)."""
+    ``setup``: the rule set, table, context and the tiles the player names that no photo shows,
+    resolved once for every photo; ``after``: called with each photo read and its result
+    (``--learn``)."""
     from vision.pipeline import PhotoPipeline, PhotoReadError, failed_result
 
     pipeline = pipeline or PhotoPipeline()
     status = 0
     for image in images:
         try:
-            result = pipeline.read_photo(image, rules=ruleset, table=table, context=context,
-                                         named=named)
+            result = pipeline.read_photo(image, setup)
             if annotate is not None:
                 _annotate(annotate, image, len(images) > 1, result)
             if after is not None:
@@ -196,8 +199,10 @@ def register(app: typer.Typer) -> None:
         from vision.sets.photo import photo_reading
 
         pipeline, after = photo_reading(tile_set or settings.tile_set, learn, named.fixes)
-        status = run_photos(images, ruleset=ruleset, table=settings, context=flags.context().to_json(),
-                            as_json=as_json, annotate=annotate, named=named, pipeline=pipeline,
+        from vision.pipeline.setup import HandSetup, context_dict
+
+        setup = HandSetup(ruleset, settings, context_dict(flags.context()), named)
+        status = run_photos(images, setup=setup, as_json=as_json, annotate=annotate, pipeline=pipeline,
                             after=after)
         if status:
             raise typer.Exit(status)

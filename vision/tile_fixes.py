@@ -17,11 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from scoring.errors import InputError
 from scoring.tiles import normalize_code
-from vision.decode import HandReading
 from vision.types import Layout, Refusal, TileReading
+
+if TYPE_CHECKING:
+    from vision.decode import HandReading
 
 #: A fix as the player gives it: (the code the photo shows, the code the tile is).
 Fix = tuple[str, str]

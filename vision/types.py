@@ -8,9 +8,12 @@ a model.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Protocol
+
+import numpy as np
 
 #: Tiles in a complete 16-tile-game hand with its winning tile, a kong counting as 3 (five sets and a
 #: pair); a rule set of 13 tiles (four sets and a pair) has 14. Layout, decoding and the missing-tile
@@ -164,3 +167,27 @@ class Refusal:
     def count_failed(self) -> bool:
         """Whether the tiles found are not a hand's count (a tile found as two, or one missed)."""
         return self.surplus is not None
+
+
+#: A face outline: its corners, top-left first, clockwise on the face as it stands.
+Quad = tuple[tuple[float, float], ...]
+
+
+class Detector(Protocol):
+    """What reads tiles' places from an image: the shipped ``vision.models.detector.TileDetector``
+    or a stand-in. The photo asks for weak ``spares`` and another input size; the live mode for
+    neither."""
+
+    def detect(self, image_bgr: np.ndarray, *, spares: bool = False,
+               input_size: int | None = None) -> list[Detection]: ...
+
+
+class Classifier(Protocol):
+    """What reads tiles' faces: the shipped ``vision.models.classifier.TileClassifier`` or a
+    stand-in; ``second_outlines`` are other cuts of some faces, read too and the surer kept."""
+
+    def classify(self, image_bgr: np.ndarray, detections: list[Detection], top_k: int = 5,
+                 second_outlines: Sequence[Quad | None] | None = None) -> list[TileReading]: ...
+
+    def flower_probabilities(self, image_bgr: np.ndarray,
+                             detections: list[Detection]) -> np.ndarray | None: ...

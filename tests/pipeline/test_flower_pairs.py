@@ -12,7 +12,7 @@ from heldout_renders import read_held_out_render
 from scoring.tiles import FLOWER_CODES
 from vision.geometry import face_frame, merged_outline
 from vision.live.reading import PipelineHandReader
-from vision.pipeline import read_readings
+from vision.pipeline import HandSetup, read_readings
 from vision.pipeline.looks import first_kept
 from vision.pipeline.readings import read_outcome
 from vision.repairs.flower_pairs import WARNING, flower_pair_attempts, halves, pair_outlines
@@ -30,7 +30,7 @@ def _read(tiles: list[TileReading]):
 def read_with_flower_pairs_cut(result, classify, read_flowers):
     """The hand read again with the pairs cut (the search's step), or ``result`` when none is kept."""
     again = first_kept(flower_pair_attempts(result, classify, read_flowers),
-                       lambda tiles: read_outcome(tiles, infer_unseen=True))
+                       lambda tiles: read_outcome(tiles, HandSetup.of(), infer_unseen=True))
     return result if again is None else again
 
 

@@ -12,7 +12,7 @@ from heldout_renders import held_out_render, read_held_out_render
 from vision.evaluation.hand_outcome import same_hand
 from vision.geometry import face_frame
 from vision.imageio import PhotoSource
-from vision.pipeline import PhotoPipeline
+from vision.pipeline import HandSetup, PhotoPipeline
 from vision.pipeline.looks import read_with_second_looks
 from vision.pipeline.readings import read_outcome
 from vision.repairs.front_tile import FRONT_TILE_WARNING, OVERHANG, cut_apart, overhanging_outlines
@@ -103,7 +103,7 @@ def test_the_cut_is_made_only_where_asked(tmp_path):
     readings, classify, _ = PhotoPipeline()._read_tiles(PhotoSource(path))
 
     def read(tiles):
-        return read_outcome(tiles, infer_unseen=True)
+        return read_outcome(tiles, HandSetup.of(), infer_unseen=True)
 
     cut = read_with_second_looks(readings, classify, read)
     uncut = read_with_second_looks(readings, classify, read, cut_merged=False)

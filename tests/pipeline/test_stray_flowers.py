@@ -10,7 +10,7 @@ from heldout_renders import read_held_out_render
 from scoring.tiles import FLOWER_CODES
 from vision.evaluation.hand_outcome import same_hand
 from vision.live.reading import PipelineHandReader
-from vision.pipeline import read_readings
+from vision.pipeline import HandSetup, read_readings
 from vision.pipeline.looks import first_kept
 from vision.pipeline.readings import read_outcome
 from vision.repairs.stray_flowers import as_flower, left_out_near_hand, stray_flower_attempts
@@ -27,7 +27,7 @@ def _read(tiles: list[TileReading]):
 def read_with_stray_flowers(result, read_flowers):
     """The hand read again with the stray flowers (the search's step), or ``result`` when none is kept."""
     again = first_kept(stray_flower_attempts(result, read_flowers),
-                       lambda tiles: read_outcome(tiles, infer_unseen=True))
+                       lambda tiles: read_outcome(tiles, HandSetup.of(), infer_unseen=True))
     return result if again is None else again
 
 

@@ -22,10 +22,10 @@ An empty table withdraws the hand once it has stayed empty for the hold time.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
@@ -50,25 +50,10 @@ from vision.live.tracker import (
     update_tracks,
 )
 from vision.repairs.colour_cast import neutralised
-from vision.repairs.outline_views import Quad
 from vision.repairs.sideways_cut import second_cuts
 from vision.repairs.stray_flowers import ReadFlowers
 from vision.repairs.turned_faces import Classify
-from vision.types import Detection, TileReading
-
-
-class Detector(Protocol):
-    def detect(self, image_bgr: np.ndarray) -> list[Detection]: ...
-
-
-class Classifier(Protocol):
-    def classify(
-        self, image_bgr: np.ndarray, detections: list[Detection], top_k: int = 5,
-        second_outlines: Sequence[Quad | None] | None = None,
-    ) -> list[TileReading]: ...
-
-    def flower_probabilities(self, image_bgr: np.ndarray,
-                             detections: list[Detection]) -> np.ndarray | None: ...
+from vision.types import Classifier, Detection, Detector, TileReading
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from scoring.table import TableSettings
 from vision.live.engine import HandOutcome
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
+from vision.pipeline.setup import Context, HandSetup, Rules
 from vision.repairs.stray_flowers import ReadFlowers
 from vision.repairs.turned_faces import Classify
 from vision.types import Refusal, TileReading
@@ -35,17 +37,13 @@ class PipelineHandReader:
     """
 
     def __init__(
-        self, rules: Any = None, table: Any = None, context: Any = None, source_name: str = "",
-        faint_below: float | None = None, named: NamedTiles = NOTHING_NAMED,
+        self, rules: Rules = None, table: TableSettings | None = None, context: Context = None,
+        source_name: str = "", faint_below: float | None = None, named: NamedTiles = NOTHING_NAMED,
     ) -> None:
-        from vision.pipeline import resolve_ruleset
-
-        self.ruleset = resolve_ruleset(rules, table)
-        self.table = table
-        self.context = context
+        self.setup = HandSetup.of(rules, table, context, named)
+        self.ruleset = self.setup.ruleset
         self.source_name = source_name
         self.faint_below = faint_below
-        self.named = named
 
     @property
     def rules_id(self) -> str:
@@ -68,8 +66,7 @@ class PipelineHandReader:
         def read(tiles: list[TileReading]) -> PhotoResult | Refusal:
             faint = ([i for i, r in enumerate(tiles) if r.detection.score < self.faint_below]
                      if self.faint_below is not None else [])
-            return read_outcome(tiles, image=self.source_name, rules=self.ruleset, table=self.table,
-                                context=self.context, optional=faint, named=self.named, budget=budget)
+            return read_outcome(tiles, self.setup, image=self.source_name, optional=faint, budget=budget)
 
         budget = Budget(FRAME_BUDGET)  # a frame that holds no hand must not stall the camera
         if classify is not None:

@@ -65,8 +65,7 @@ from vision.models.flowers import (
     split_flower_mass,
     trusted_rows,
 )
-from vision.repairs.outline_views import Quad
-from vision.types import Detection, TileReading
+from vision.types import Detection, Quad, TileReading
 
 DEFAULT_MODEL_NAME = "classifier.onnx"
 BATCH_SIZE = 64

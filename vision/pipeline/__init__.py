@@ -1,4 +1,4 @@
-"""Photo -> scored hand: load, detect, classify, lay out, decode, score, report (DESIGN.md, Data flow).
+"""Photo -> scored hand: load, detect, classify, lay out, decode, score, report (``vision/README.md``).
 
 Each stage is a separate module and a pure function of the previous stage's output. Here:
 ``readings`` is everything after the models (:func:`read_readings`, which the live mode reuses on
@@ -20,16 +20,11 @@ from vision.pipeline.photo import (
     read_photo,
 )
 from vision.pipeline.readings import read_readings
-from vision.pipeline.result import (
-    PhotoReadError,
-    PhotoResult,
-    assumed_context,
-    failed_result,
-    resolve_ruleset,
-)
+from vision.pipeline.result import PhotoReadError, PhotoResult, failed_result
+from vision.pipeline.setup import HandSetup, resolve_ruleset
 from vision.types import GroupRole
 
 __all__ = ["CLOSER_LOOKS", "DETECT_SIDE", "FINER_DETECTOR_SIZES", "FINER_LOOK_WARNING", "MIN_TILE_PIXELS",
            "TOP_K",
-           "GroupRole", "PhotoPipeline", "PhotoReadError", "PhotoResult", "assumed_context", "failed_result",
+           "GroupRole", "HandSetup", "PhotoPipeline", "PhotoReadError", "PhotoResult", "failed_result",
            "read_photo", "read_readings", "resolve_ruleset"]

@@ -21,7 +21,7 @@ import math
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -40,8 +40,9 @@ from vision.imageio import ArraySource, PhotoSource, RegionSource
 from vision.layout import face_outline, row_angle
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
 from vision.pipeline.looks import read_flowers_again, read_with_second_looks
-from vision.pipeline.readings import Context, Rules, read_outcome
+from vision.pipeline.readings import read_outcome
 from vision.pipeline.result import PhotoReadError, PhotoResult
+from vision.pipeline.setup import Context, HandSetup, Rules
 from vision.repairs.closer_look import Look, closer_look, shifted
 from vision.repairs.colour_cast import neutralised
 from vision.repairs.duplicates import with_spares
@@ -49,7 +50,7 @@ from vision.repairs.sideways_cut import second_cuts
 from vision.repairs.stray_flowers import ReadFlowers
 from vision.repairs.turned_faces import Classify
 from vision.repairs.upright_faces import with_false_turns_undone
-from vision.types import Detection, Refusal, TileReading
+from vision.types import Classifier, Detection, Detector, Refusal, TileReading
 
 #: Long side of the image the detector sees (it letterboxes further to its own input size).
 DETECT_SIDE = 1024
@@ -90,14 +91,14 @@ def _rescale(detection: Detection, factor: float) -> Detection:
 class PhotoPipeline:
     """The models plus the resolution policy. Models load on first use (the CLI may fail earlier)."""
 
-    def __init__(self, detector: Any = None, classifier: Any = None,
+    def __init__(self, detector: Detector | None = None, classifier: Classifier | None = None,
                  photo_budget: BudgetLimits = PHOTO_BUDGET) -> None:
         self._detector = detector
         self._classifier = classifier
         self.photo_budget = photo_budget  # each photo's readings and seconds (``vision.decode.budget``)
 
     @property
-    def detector(self) -> Any:
+    def detector(self) -> Detector:
         if self._detector is None:
             from vision.models.detector import TileDetector
 
@@ -105,7 +106,7 @@ class PhotoPipeline:
         return self._detector
 
     @property
-    def classifier(self) -> Any:
+    def classifier(self) -> Classifier:
         if self._classifier is None:
             from vision.models.classifier import TileClassifier
 
@@ -227,13 +228,16 @@ class PhotoPipeline:
         return [i for i, reading in enumerate(readings)
                 if reading.detection.score < threshold and not reading.detection.spare]
 
-    def read_photo(self, path: str | Path, *, rules: Rules = None, table: TableSettings | None = None,
-                   context: Context = None, named: NamedTiles = NOTHING_NAMED) -> PhotoResult:
+    def read_photo(self, path: str | Path, setup: HandSetup | None = None, *, rules: Rules = None,
+                   table: TableSettings | None = None, context: Context = None,
+                   named: NamedTiles = NOTHING_NAMED) -> PhotoResult:
         """Read one photo file into a scored hand (InputError for anything the user must fix). A
         photo whose hand does not read is looked at again, finer (:meth:`_read_finer`), and if no look
         reads, the first look is read once more taking weak detections that make the hand only with a
         tile inferred (``last_resort`` of :func:`read_outcome`), its score called unsure.
-        ``named``: what the player names that no photo shows (``vision.named_tiles``).
+        ``setup``: the rule set, table, context and what the player named (``vision.named_tiles``),
+        resolved once (:class:`~vision.pipeline.setup.HandSetup`); without it, made from ``rules``,
+        ``table``, ``context`` and ``named``.
 
         The whole photo has one budget (``photo_budget``, ``vision.decode.budget.PHOTO_BUDGET``): readings
         over all its searches, and a deadline; its first look alone gets part of the readings, which
@@ -249,13 +253,14 @@ class PhotoPipeline:
         if isinstance(looked, Refusal):
             raise InputError(looked.reason)
         look_seconds = time.perf_counter() - started  # what one look's models take on this machine
-        setup = _Setup(str(path), rules, table, context, named)
-        result = self._read_hand(looked, setup, budget=budget.part(LOOK_SEARCH_BUDGET))
+        setup = setup or HandSetup.of(rules, table, context, named)
+        image = str(path)
+        result = self._read_hand(looked, setup, image, budget=budget.part(LOOK_SEARCH_BUDGET))
         if isinstance(result, Refusal):
             refusal = result
-            result = self._read_finer(source, setup, budget=budget, look_seconds=look_seconds)
+            result = self._read_finer(source, setup, image, budget=budget, look_seconds=look_seconds)
             if result is None:
-                result = self._read_last_resort(looked, setup, budget=budget)
+                result = self._read_last_resort(looked, setup, image, budget=budget)
             if result is None:
                 reason = refusal.reason
                 if budget.expired() and not reason.startswith(time_limit_reason(budget)):
@@ -266,15 +271,16 @@ class PhotoPipeline:
                 raise failure
         return replace(result, timings={**timings, **result.timings, "total": time.perf_counter() - started})
 
-    def _read_finer(self, source: PhotoSource, setup: _Setup, *, budget: Budget,
+    def _read_finer(self, source: PhotoSource, setup: HandSetup, image: str, *, budget: Budget,
                     look_seconds: float = 0.0) -> PhotoResult | None:
         """The hand read from the detector's finer looks (:data:`FINER_DETECTOR_SIZES`), the first
         that reads, its score called unsure; None if none does. A look is not begun once less of
-        ``budget``'s time is left than the first look's models took (``look_seconds``): it would
-        end past the deadline, its hand unread. The photo's own failure stays the one reported."""
+        ``budget``'s time is left than it would take: the first look's models (``look_seconds``)
+        scaled by the detector's pixels at the finer size, at least; begun, it would end past the
+        deadline, its hand unread. The photo's own failure stays the one reported."""
         for size in FINER_DETECTOR_SIZES:
             left = budget.seconds_left()
-            if left is not None and left < look_seconds:
+            if left is not None and left < look_seconds * (size / self._network_side()) ** 2:
                 return None
             timings: dict[str, float] = {}
             # A hand far off in a big photo is seen finer from its closer look (on a photo that
@@ -283,7 +289,7 @@ class PhotoPipeline:
                                       finer=size / self._network_side())
             if isinstance(looked, Refusal):
                 continue
-            result = self._read_hand(looked, setup, cut_merged=False, budget=budget)
+            result = self._read_hand(looked, setup, image, cut_merged=False, budget=budget)
             if isinstance(result, Refusal):
                 continue
             note = (f"read from a second look with the detector at {size} pixels; the first look found no "
@@ -295,14 +301,15 @@ class PhotoPipeline:
                                     **result.timings, "finer_detector_size": float(size)})
         return None
 
-    def _read_last_resort(self, looked: TilesRead, setup: _Setup, *, budget: Budget) -> PhotoResult | None:
+    def _read_last_resort(self, looked: TilesRead, setup: HandSetup, image: str, *,
+                          budget: Budget) -> PhotoResult | None:
         """The first look read with weak detections kept even where the hand then needs a tile
         inferred, its score called unsure; None if it still does not read, or ``budget``'s deadline
         has passed. Tried only after every look failed: taken earlier, such a guess would stand in
         for a finer look's whole reading."""
         if budget.expired():
             return None
-        result = self._read_hand(looked, setup, last_resort=True, cut_merged=False, budget=budget)
+        result = self._read_hand(looked, setup, image, last_resort=True, cut_merged=False, budget=budget)
         if isinstance(result, Refusal):
             return None
         report = None if result.report is None else replace(result.report, score_stable=False)
@@ -317,12 +324,12 @@ class PhotoPipeline:
         budget = Budget(FRAME_BUDGET)
         looked = self._read_tiles(image_bgr)
         result = looked if isinstance(looked, Refusal) else self._read_hand(
-            looked, _Setup(name, rules, table, context, NOTHING_NAMED), budget=budget)
+            looked, HandSetup.of(rules, table, context), name, budget=budget)
         if isinstance(result, Refusal):
             raise refusal_error(result)
         return result
 
-    def _read_hand(self, looked: TilesRead, setup: _Setup, *, last_resort: bool = False,
+    def _read_hand(self, looked: TilesRead, setup: HandSetup, image: str, *, last_resort: bool = False,
                    cut_merged: bool = True, budget: Budget | None = None) -> PhotoResult | Refusal:
         """The hand read with the second looks (``vision.pipeline.looks.read_with_second_looks``),
         then, when it reads, once more with the flower model's looks at tiles left out beside it and
@@ -330,9 +337,8 @@ class PhotoPipeline:
         :func:`read_outcome`; ``cut_merged``: see ``read_with_second_looks``; ``budget``: what every
         reading of the hand spends."""
         def read(tiles: list[TileReading]) -> PhotoResult | Refusal:
-            return read_outcome(tiles, image=setup.image, rules=setup.rules, table=setup.table,
-                                context=setup.context, infer_unseen=True, optional=self.faint_tiles(tiles),
-                                named=setup.named, last_resort=last_resort, budget=budget)
+            return read_outcome(tiles, setup, image=image, infer_unseen=True,
+                                optional=self.faint_tiles(tiles), last_resort=last_resort, budget=budget)
 
         result = read_with_second_looks(looked.readings, looked.classify, read, cut_merged=cut_merged)
         if isinstance(result, Refusal) or looked.read_flowers is None:
@@ -345,22 +351,11 @@ class PhotoPipeline:
         """Tiles already read (``classify`` reading more on the same image) into a scored hand, as
         a photo's first look reads them, with no budget; InputError (of the refusal's kind) when
         they make none."""
-        result = self._read_hand(TilesRead(readings, classify, read_flowers),
-                                 _Setup(image, rules, table, context, NOTHING_NAMED))
+        looked = TilesRead(readings, classify, read_flowers)
+        result = self._read_hand(looked, HandSetup.of(rules, table, context), image)
         if isinstance(result, Refusal):
             raise refusal_error(result)
         return result
-
-
-class _Setup(NamedTuple):
-    """What one photo is read with besides its tiles: its name, the rule set, the table, the win
-    context and what the player named."""
-
-    image: str
-    rules: Rules
-    table: TableSettings | None
-    context: Context
-    named: NamedTiles
 
 
 def read_photo(path: str | Path, rules: Rules = None, table: TableSettings | None = None,

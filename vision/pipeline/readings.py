@@ -10,10 +10,7 @@ import itertools
 import time
 from collections.abc import Callable, Collection
 from dataclasses import replace
-from typing import Any
 
-from scoring.hand import WinContext
-from scoring.rules import RuleSet
 from scoring.table import TableSettings
 from vision.decode import HandReading
 from vision.decode.budget import Budget, time_limit_reason
@@ -21,8 +18,9 @@ from vision.decode.refusals import refusal_error
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
 from vision.pipeline.layouts import Decoded, decode_best_layout
 from vision.pipeline.looks import first_kept
-from vision.pipeline.result import PhotoResult, assumed_context, context_dict, resolve_ruleset
+from vision.pipeline.result import PhotoResult
 from vision.pipeline.scoring import score_decoded
+from vision.pipeline.setup import Context, HandSetup, Rules
 from vision.repairs.faint_flowers import faint_flower_attempts
 from vision.repairs.row_completion import overlaps_a_tile
 from vision.repairs.stray_flowers import maybe_flowers
@@ -33,11 +31,6 @@ from vision.types import Layout, Refusal, TileReading
 #: At most this many pairs of spare detections are tried when no single spare completes the hand.
 MAX_SPARE_PAIRS = 10
 
-#: The rule set to read with: a RuleSet, a shipped id or a house rule file's path (None: the table's,
-#: else taiwan).
-Rules = RuleSet | str | None
-#: The win context the photo cannot show: a WinContext, its JSON, or None.
-Context = WinContext | dict[str, Any] | None
 #: One whole reading of a list of tiles, as the search calls it.
 Read = Callable[[list[TileReading]], "PhotoResult | Refusal"]
 
@@ -46,20 +39,20 @@ def read_readings(readings: list[TileReading], *, image: str = "", rules: Rules 
                   table: TableSettings | None = None, context: Context = None, infer_unseen: bool = False,
                   optional: Collection[int] = (), named: NamedTiles = NOTHING_NAMED,
                   last_resort: bool = False, budget: Budget | None = None) -> PhotoResult:
-    """:func:`read_outcome`, raising its refusal as InputError (of the kind the layout or the decoder
-    gave it: a tile count, a hand only unlikely corrections make legal)."""
-    outcome = read_outcome(readings, image=image, rules=rules, table=table, context=context,
-                           infer_unseen=infer_unseen, optional=optional, named=named,
-                           last_resort=last_resort, budget=budget)
+    """:func:`read_outcome` with the setup made from ``rules``, ``table``, ``context`` and ``named``
+    (:meth:`HandSetup.of`), raising its refusal as InputError (of the kind the layout or the
+    decoder gave it: a tile count, a hand only unlikely corrections make legal)."""
+    outcome = read_outcome(readings, HandSetup.of(rules, table, context, named), image=image,
+                           infer_unseen=infer_unseen, optional=optional, last_resort=last_resort,
+                           budget=budget)
     if isinstance(outcome, Refusal):
         raise refusal_error(outcome)
     return outcome
 
 
-def read_outcome(readings: list[TileReading], *, image: str = "", rules: Rules = None,
-                 table: TableSettings | None = None, context: Context = None, infer_unseen: bool = False,
-                 optional: Collection[int] = (), named: NamedTiles = NOTHING_NAMED,
-                 last_resort: bool = False, budget: Budget | None = None) -> PhotoResult | Refusal:
+def read_outcome(readings: list[TileReading], setup: HandSetup, *, image: str = "",
+                 infer_unseen: bool = False, optional: Collection[int] = (), last_resort: bool = False,
+                 budget: Budget | None = None) -> PhotoResult | Refusal:
     """Layout, legal decoding, scoring and the confidence report for tile readings (no models); a
     :class:`~vision.types.Refusal` for readings that cannot be a hand (no tiles, two hands, not a
     winning hand).
@@ -72,33 +65,31 @@ def read_outcome(readings: list[TileReading], *, image: str = "", rules: Rules =
     extend a row): when no winning hand reads with them, the hand is read again without them, and
     the result's readings are then the others. Readings whose detection is a ``spare`` are left out
     unless the hand is a tile short without them (:func:`_read_with_spares`); ``last_resort`` also
-    takes spares that read only with a tile inferred, for a photo that reads no other way. ``named``
-    holds what the player names that no photo shows (``--kong-face``, ``--winning-tile``;
-    ``vision.pipeline.scoring.score_decoded``). ``budget``: what every decoding of the hand spends
-    (``vision.decode.budget``; None: each search its own ``vision.decode.SEARCH_BUDGET`` readings and no
-    deadline).
+    takes spares that read only with a tile inferred, for a photo that reads no other way.
+    ``setup``: the rule set, table, context and what the player named (``--kong-face``,
+    ``--winning-tile``, ``--fix``; ``vision.pipeline.scoring.score_decoded``). ``budget``: what every
+    decoding of the hand spends (``vision.decode.budget``; None: each search its own
+    ``vision.decode.SEARCH_BUDGET`` readings and no deadline).
     """
     spares = [i for i, reading in enumerate(readings) if reading.detection.spare]
     if spares:
-        return _read_with_spares(readings, spares, image=image, rules=rules, table=table,
-                                 context=context, infer_unseen=infer_unseen, optional=optional,
-                                 named=named, last_resort=last_resort, budget=budget)
-    return _read_without_spares(readings, image, rules, table, context, infer_unseen, optional, named, budget)
+        return _read_with_spares(readings, spares, setup, image=image, infer_unseen=infer_unseen,
+                                 optional=optional, last_resort=last_resort, budget=budget)
+    return _read_without_spares(readings, setup, image, infer_unseen, optional, budget)
 
 
-def _read_without_spares(readings: list[TileReading], image: str, rules: Rules, table: TableSettings | None,
-                         context: Context, infer_unseen: bool, optional: Collection[int],
-                         named: NamedTiles, budget: Budget | None) -> PhotoResult | Refusal:
+def _read_without_spares(readings: list[TileReading], setup: HandSetup, image: str, infer_unseen: bool,
+                         optional: Collection[int], budget: Budget | None) -> PhotoResult | Refusal:
     """The hand read from ``readings`` (no spares among them), or without the ``optional`` ones when
     it does not read with them; the first refusal when neither reads."""
     if budget is not None and budget.expired():  # no layout is worth making past the deadline
         return Refusal(f"{time_limit_reason(budget)}; the layouts and looks left were not tried")
-    first = _read_hand(readings, image, rules, table, context, infer_unseen, named, budget)
+    first = _read_hand(readings, setup, image, infer_unseen, budget)
     if not isinstance(first, Refusal) or not optional:
         return first
     faint = set(optional)
     sure = [reading for index, reading in enumerate(readings) if index not in faint]
-    result = _read_hand(sure, image, rules, table, context, infer_unseen, named, budget)
+    result = _read_hand(sure, setup, image, infer_unseen, budget)
     if isinstance(result, Refusal):
         return first
     dropped = len(readings) - len(sure)
@@ -122,9 +113,8 @@ def _overlapping_spares_win(result: PhotoResult, added: list[TileReading], base:
     return all(winner is a for a in overlapping)
 
 
-def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: str, rules: Rules,
-                      table: TableSettings | None, context: Context, infer_unseen: bool,
-                      optional: Collection[int], named: NamedTiles = NOTHING_NAMED, last_resort: bool = False,
+def _read_with_spares(readings: list[TileReading], spares: list[int], setup: HandSetup, *, image: str,
+                      infer_unseen: bool, optional: Collection[int], last_resort: bool = False,
                       budget: Budget | None = None) -> PhotoResult | Refusal:
     """Read the hand without the spare detections; if it is then short (it fails, or needs a tile
     inferred unseen), read it again with each spare in turn, strongest first, then with two of them
@@ -140,8 +130,7 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], *, image: 
 
     def read_base(tiles: list[TileReading]) -> PhotoResult | Refusal:
         """``tiles``: ``base``, perhaps with spares added after it (the faint indices stay valid)."""
-        return _read_without_spares(tiles, image, rules, table, context, infer_unseen, base_optional, named,
-                                    budget)
+        return _read_without_spares(tiles, setup, image, infer_unseen, base_optional, budget)
 
     first = read_base(base)
     if not isinstance(first, Refusal) and (first.decoded is None or first.decoded.unseen is None):
@@ -201,11 +190,9 @@ def _winning_tile_read_as_named(readings: list[TileReading], decoded: Decoded, w
                                    "as --winning-tile says"]
 
 
-def _read_hand(readings: list[TileReading], image: str, rules: Rules, table: TableSettings | None,
-               context: Context, infer_unseen: bool, named: NamedTiles = NOTHING_NAMED,
+def _read_hand(readings: list[TileReading], setup: HandSetup, image: str, infer_unseen: bool,
                budget: Budget | None = None) -> PhotoResult | Refusal:
-    ruleset = resolve_ruleset(rules, table)
-    ctx = context_dict(context)
+    ruleset, table, ctx, named = setup.ruleset, setup.table, setup.context, setup.named
     started = time.perf_counter()
 
     def decode(tiles: list[TileReading]) -> Decoded | Refusal:
@@ -237,7 +224,7 @@ def _read_hand(readings: list[TileReading], image: str, rules: Rules, table: Tab
                 *(f"the score is not certain: {implausible_note(group)}" for group in implausible)]
     return PhotoResult(image=image, readings=readings, layout=layout, decoded=decoded,
                        hand={**scored.hand, "context": ctx}, score=scored.report, report=report,
-                       warnings=warnings, assumed=assumed_context(ctx, table), named=named,
+                       warnings=warnings, assumed=setup.assumed, named=named,
                        timings={"decode": decode_seconds, "score": score_seconds})
 
 

@@ -1,29 +1,22 @@
 """What one photo read gives: ``PhotoResult`` (the ``photo --json`` document), the refusal of a
-photo whose tiles make no hand, and the context the photo cannot show."""
+photo whose tiles make no hand."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 from scoring.errors import InputError
+from scoring.report import ScoreReport
 from vision.decode import HandReading
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
 from vision.report.confidence import ConfidenceReport, tile_alternatives
 from vision.types import Layout, TileReading
 
-#: Context keys the photo cannot show; the output says which of these were not given.
-ASSUMABLE = {
-    "self_drawn": "won on a discard (not self-drawn)",
-    "seat_wind": "seat wind unknown (no seat-wind or seat-flower items)",
-    "round_wind": "round wind unknown (no round-wind items)",
-    "dealer": "not the dealer",
-}
-
 
 @dataclass
 class PhotoResult:
-    """Everything taicam knows about one photo; ``to_json`` is DESIGN.md's ``photo --json`` document.
+    """Everything taicam knows about one photo; ``to_json`` is the ``photo --json`` document.
 
     ``error`` is set (and ``score`` may be None) when the photo could not be read into a legal hand;
     the tiles found so far are still reported.
@@ -34,7 +27,7 @@ class PhotoResult:
     layout: Layout | None = None
     decoded: HandReading | None = None
     hand: dict[str, Any] | None = None
-    score: Any = None
+    score: ScoreReport | None = None
     report: ConfidenceReport | None = None
     warnings: list[str] = field(default_factory=list)
     assumed: list[str] = field(default_factory=list)
@@ -108,31 +101,6 @@ class PhotoReadError(InputError):
         self.suggested_fixes = suggested_fixes
         #: The stages' seconds up to the refusal (the photo benchmark times refusals too).
         self.timings: dict[str, float] = {}
-
-
-def context_dict(context: Any) -> dict[str, Any]:
-    if context is None:
-        return {}
-    if isinstance(context, dict):
-        return {k: v for k, v in context.items() if v is not None}
-    return context.to_json()
-
-
-def assumed_context(context: dict[str, Any], table: Any) -> list[str]:
-    """What the photo cannot show and neither flags nor the table file said."""
-    given = set(context)
-    if table is not None and getattr(table, "context", None) is not None:
-        given |= {f.name for f in fields(table.context) if getattr(table.context, f.name) is not None}
-    if "seat_wind" in given:
-        given.add("dealer")  # East is the dealer
-    return [text for key, text in ASSUMABLE.items() if key not in given]
-
-
-def resolve_ruleset(rules: Any, table: Any) -> Any:
-    """The rule set to score with: ``rules`` (an id, a path or a RuleSet), else the table's, else taiwan."""
-    from scoring import load_ruleset
-
-    return load_ruleset(rules if rules is not None else getattr(table, "rules", None) or "taiwan")
 
 
 def failed_result(image: str, error: InputError, readings: list[TileReading] | None = None) -> PhotoResult:

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol, TypeVar
 
+from scoring.report import ScoreReport
 from vision.decode import HandReading
 from vision.report.confidence import ConfidenceReport, ScoredAlternative
 from vision.types import Layout, TileReading
@@ -24,7 +25,7 @@ class HandResult(Protocol):
     layout: Layout | None
     decoded: HandReading | None
     hand: dict[str, Any] | None
-    score: Any
+    score: ScoreReport | None
     report: ConfidenceReport | None
     warnings: list[str]
 

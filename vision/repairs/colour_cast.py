@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from vision.repairs.outline_views import Quad
+from vision.types import Quad
 
 #: (max - min) / max of the faces' paper colour from which the photo is read in balanced grey.
 STRONG_CAST = 0.6

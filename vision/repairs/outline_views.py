@@ -20,9 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vision.types import Detection
-
-Quad = tuple[tuple[float, float], ...]
+from vision.types import Detection, Quad
 
 #: A tile whose axis is at least this far (degrees, modulo a quarter turn) from its neighbours'
 #: common axis gets a second, squared cut.

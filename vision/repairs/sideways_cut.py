@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from vision.layout import face_outline, row_angle
-from vision.repairs.outline_views import Quad, second_outlines
-from vision.types import Detection
+from vision.repairs.outline_views import second_outlines
+from vision.types import Detection, Quad
 
 
 def box_face_across(detection: Detection, angle: float) -> Quad:
