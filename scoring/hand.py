@@ -1,4 +1,4 @@
-"""The hand as data: melds, the win context and the hand itself, plus the hand JSON of DESIGN.md.
+"""The hand as data: melds, the win context and the hand itself, and the hand JSON (README.md).
 
 These are plain frozen dataclasses so a hand can be hashed, compared and passed between the
 photo pipeline and the scorer without surprises. Parsing (``hand_from_json``) checks *form*
@@ -31,7 +31,7 @@ class WinContext:
     """How the hand was won: everything the tiles alone cannot tell.
 
     Every field defaults to ``None`` = "not given", which the scorer reads as "did not happen"
-    (RULESETS R-1): no early-win item without a count of tiles on the table, no last-tile item
+    no early-win item without a count of tiles on the table, no last-tile item
     unless set. ``None`` also lets table defaults, the hand JSON and CLI flags be layered with
     :meth:`merged` (later layers win only where they say something).
 
@@ -193,7 +193,7 @@ _HAND_KEYS = {"concealed", "melds", "flowers", "winning_tile", "context"}
 
 
 def hand_from_json(obj: dict) -> Hand:
-    """Parse DESIGN.md's hand JSON (aliases accepted). Malformed input raises :class:`InputError`.
+    """Parse the hand JSON (aliases accepted). Malformed input raises :class:`InputError`.
 
     Flower codes found among ``concealed`` are moved to ``flowers`` (they never stand in a hand).
     """
@@ -224,7 +224,7 @@ def hand_from_json(obj: dict) -> Hand:
 
 
 def hand_to_json(hand: Hand) -> dict:
-    """The hand JSON of DESIGN.md; context keys that were not given are left out."""
+    """The hand JSON; context keys that were not given are left out."""
     return {
         "concealed": list(hand.concealed),
         "melds": [{"kind": m.kind, "tiles": list(m.tiles), "concealed": m.concealed} for m in hand.melds],

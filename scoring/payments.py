@@ -2,7 +2,7 @@
 
 Payment lines follow the rule set's ``[payments]`` table: a self-drawn win is paid by each other
 player, a discard win by the discarder alone (Taiwanese convention, S001/S004; A-LRC-9) or by
-all. Dealer adders (RULESETS R-11: taiwan 1 + 2N, LRC dealer tile 1 + die bonus 2n+1, DXB die
+all. Dealer adders (taiwan 1 + 2N, LRC dealer tile 1 + die bonus 2n+1, DXB die
 bonus) are separate lines between the dealer and the winner, so the hand total stays the
 hand's own. Seats are wind codes; when the winner's seat is not known the lines name roles.
 """

@@ -26,7 +26,7 @@ class Group:
     """One set or the pair inside a reading.
 
     ``hidden``: counts as concealed for concealed-pung counts (a standing pung completed by a
-    winning discard does not, RULESETS R-9). ``meld``: laid down during play (exposed sets and
+    winning discard does not). ``meld``: laid down during play (exposed sets and
     concealed kongs). ``exposed``: an exposed meld (claimed from a discard).
     """
 

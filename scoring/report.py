@@ -1,4 +1,4 @@
-"""The score report: what ``score_hand`` returns, as JSON (DESIGN.md's score object) or as a table.
+"""The score report: what ``score_hand`` returns, as JSON or as a terminal table.
 
 ``total`` always equals the sum of the item values: a table limit appears as a negative
 ``limit`` item and, in the doubles system, each double is an item worth the points it added.

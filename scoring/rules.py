@@ -19,7 +19,7 @@ change. The format (see ``rulesets/taiwan.toml`` for a commented example):
 - ``[[not_scored]]`` rows: seed rows that cannot be computed from a hand, with the reason;
 - ``[payments]``: who pays a win (``self_drawn``/``discard``: ``each`` or ``discarder``) and the
   dealer adders on the line between the dealer and the winner; ``dealer_keeps_on_draw``: whether
-  the dealer keeps the deal (streak + 1) when nobody wins (RULESETS 1.10).
+  the dealer keeps the deal (streak + 1) when nobody wins.
 
 Any mistake in a file is an :class:`InputError` naming the file and the row.
 """

@@ -1,6 +1,6 @@
 """Tile codes: the canonical spelling of every tile, its aliases, and its properties.
 
-Every file, JSON document and label in taicam uses these codes (see DESIGN.md):
+Every file, JSON document and label in taicam uses these codes (``scoring/README.md``):
 ``1m..9m`` characters, ``1p..9p`` dots, ``1s..9s`` bamboo, ``1z..7z`` East South West
 North White Green Red, ``1f..4f`` flowers (plum orchid chrysanthemum bamboo), ``5f..8f``
 seasons (spring summer autumn winter). ``back`` (a face-down tile) exists only in vision.

@@ -1,6 +1,6 @@
 """The ``taicam`` command: one Typer app; each subcommand lives in the module that owns its job.
 
-Exit status (DESIGN.md): 0 success, 2 bad input (one line on stderr), 1 internal error.
+Exit status: 0 success, 2 bad input (one line on stderr), 1 internal error.
 A command module adds itself with ``register(app)``; the list below is the whole CLI.
 """
 

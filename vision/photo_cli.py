@@ -1,4 +1,4 @@
-"""``taicam photo IMAGE...``: read and score photos of winning hands (DESIGN.md, Interfaces).
+"""``taicam photo IMAGE...``: read and score photos of winning hands (README.md, "Reading a photo").
 
 Human output goes to the terminal; ``--json`` prints exactly one JSON document per image on stdout
 and nothing else. A photo that cannot be read (not an image, no tiles, not a winning hand...) gets a

@@ -15,6 +15,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from scoring.hand import Hand, hand_to_json
+
 #: Tiles in a complete 16-tile-game hand with its winning tile, a kong counting as 3 (five sets and a
 #: pair); a rule set of 13 tiles (four sets and a pair) has 14. Layout, decoding and the missing-tile
 #: hints take it from the rule set (``RuleSet.hand_tiles + 1``); this is the default where none is given.
@@ -130,7 +132,8 @@ class DecodedGroup:
 
 @dataclass(frozen=True)
 class LegalReading:
-    """One legal whole-hand reading: per-tile codes, the groups, the hand JSON, its probability.
+    """One legal whole-hand reading: per-tile codes, the groups, the hand (a ``scoring.Hand``, its
+    context left empty: the photo's is added where it is scored), its probability.
 
     ``unseen`` is the code read for the tile the photo does not show (in ``hand`` only: it has no
     reading index, so it is in neither ``codes`` nor ``groups``), or None when every tile is seen.
@@ -138,14 +141,15 @@ class LegalReading:
 
     codes: dict[int, str]
     groups: tuple[DecodedGroup, ...]
-    hand: dict[str, Any]
+    hand: Hand
     probability: float
     unseen: str | None = None
 
-    def key(self) -> str:
+    def key(self) -> tuple[object, ...]:
+        """What makes two readings the same hand: its tiles, sets (in any order), flowers and winner."""
         hand = self.hand
-        melds = sorted((m["kind"], tuple(m["tiles"]), m["concealed"]) for m in hand["melds"])
-        return repr((hand["concealed"], melds, hand["flowers"], hand["winning_tile"]))
+        return (hand.concealed, tuple(sorted((m.kind, m.tiles, m.concealed) for m in hand.melds)),
+                hand.flowers, hand.winning_tile)
 
 
 @dataclass(frozen=True)
@@ -191,3 +195,8 @@ class Classifier(Protocol):
 
     def flower_probabilities(self, image_bgr: np.ndarray,
                              detections: list[Detection]) -> np.ndarray | None: ...
+
+
+def hand_json(hand: Hand) -> dict[str, Any]:
+    """A decoded hand as hand JSON without its context (the photo's context is reported beside it)."""
+    return {key: value for key, value in hand_to_json(hand).items() if key != "context"}

@@ -9,8 +9,8 @@ reuse these detectors with other numbers. ``params`` come from the row (``[patte
 Hand-scope detectors look only at :class:`HandFacts` (flowers, suits, how the hand was won)
 and run once per hand; reading-scope detectors run once per reading, and declare a
 :class:`Requirement` (at least n chows / pungs / honour pungs, a shape) so the engine can skip
-them on readings that cannot earn them. Each docstring names the seed rows it implements
-(RULESETS.md section numbers). The detectors live in one module per family (flowers, honours,
+them on readings that cannot earn them. Each docstring names the item it scores. The
+detectors live in one module per family (flowers, honours,
 kongs, winning, waits, chows, pungs, suits, special, classic); importing this package registers
 them all in :data:`DETECTORS`. To add a pattern: write a detector in its family's module, then a
 row in a rule file that names it; ``tests/scoring/test_scoring_patterns.py`` then asks for an

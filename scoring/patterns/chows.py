@@ -1,5 +1,5 @@
 """Chow (sequence) detectors: all chows, straights, identical, sister and stepping chows,
-four ways (RULESETS 1.6)."""
+four ways."""
 
 from __future__ import annotations
 

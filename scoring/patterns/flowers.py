@@ -1,5 +1,4 @@
-"""Flower detectors: the base point, flowers and seasons held, and the instant flower wins
-(RULESETS 1.1, 1.2)."""
+"""Flower detectors: the base point, flowers and seasons held, and the instant flower wins."""
 
 from __future__ import annotations
 

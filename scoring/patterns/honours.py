@@ -1,4 +1,4 @@
-"""Honour detectors: wind and dragon pungs, their families, and honours held or not (RULESETS 1.3)."""
+"""Honour detectors: wind and dragon pungs, their families, and honours held or not."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Kong and concealed-pung detectors (RULESETS 1.4)."""
+"""Kong and concealed-pung detectors."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Pung detectors: all pungs, consecutive, sister and terminal pungs (RULESETS 1.7)."""
+"""Pung detectors: all pungs, consecutive, sister and terminal pungs."""
 
 from __future__ import annotations
 

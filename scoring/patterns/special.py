@@ -1,4 +1,4 @@
-"""Special-shape detectors: seven pairs and a pung, 13 and 16 orphans (RULESETS 1.9)."""
+"""Special-shape detectors: seven pairs and a pung, 13 and 16 orphans."""
 
 from __future__ import annotations
 

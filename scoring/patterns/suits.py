@@ -1,4 +1,4 @@
-"""Suit and terminal detectors: flushes, suits held, simples, outside hands, gem hands (RULESETS 1.8)."""
+"""Suit and terminal detectors: flushes, suits held, simples, outside hands, gem hands."""
 
 from __future__ import annotations
 

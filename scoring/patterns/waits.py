@@ -1,4 +1,4 @@
-"""Wait detectors: which tile kinds the hand waited on and the role the winning tile filled (RULESETS 1.5)."""
+"""Wait detectors: which tile kinds the hand waited on and the role the winning tile filled."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def two_pair_wait(r: Reading, f: HandFacts, p: dict) -> Hits:
 @reading_level
 def good_eyes(r: Reading, f: HandFacts, p: dict) -> Hits:
     """1.5 Good Eyes 將眼: the pair is 2, 5 or 8 of a suit. In Nico Nico the *winning tile*
-    must be a 2, 5 or 8 (RULESETS §3.8)."""
+    must be a 2, 5 or 8."""
     if r.shape == "seven_pairs_pung":
         win = f.hand.winning_tile
         return [(win, win)] if win[1] != "z" and win[0] in "258" and r.wait == "pair" else None

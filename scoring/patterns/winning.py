@@ -1,5 +1,5 @@
 """How-the-hand-was-won detectors: concealment, self-draw, the special draws and turns, and the
-dealer (RULESETS 1.5, 1.10)."""
+dealer."""
 
 from __future__ import annotations
 
@@ -75,7 +75,7 @@ def last_tile_self_drawn(f: HandFacts, p: dict) -> Hits:
 
 @hand_level
 def last_discard(f: HandFacts, p: dict) -> Hits:
-    """1.5 Won on the last discard 河底撈魚 (a robbed kong counts as a discard, RULESETS §3.14)."""
+    """1.5 Won on the last discard 河底撈魚 (a robbed kong counts as a discard)."""
     return [(f.hand.winning_tile,)] if f.context.last_tile and not f.self_drawn else None
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hand_scenes import LONG, SHORT, SceneTile, lay_out
 
-from scoring import hand_from_json, score_hand
+from scoring import Meld, hand_from_json, score_hand
 from scoring.errors import InputError
 from vision.decode import decode_hand
 from vision.decode.budget import Budget, BudgetLimits
@@ -13,7 +13,7 @@ from vision.evaluation.hand_outcome import same_hand
 from vision.layout import layout_tiles
 from vision.pipeline import read_readings
 from vision.repairs.hidden_kong import hidden_kong_melds
-from vision.types import GroupRole
+from vision.types import GroupRole, hand_json
 
 CONCEALED = ["1m", "2m", "4p", "4p", "4p", "6s", "7s", "8s", "2z", "2z"]
 MELDS = [("pung", ["5z", "5z", "5z"], False), ("kong", ["9p"] * 4, True)]
@@ -31,7 +31,7 @@ def _decode(scene, **kwargs):
 def test_clean_reading_is_kept_as_is():
     scene = lay_out(CONCEALED, MELDS, ["1f", "6f"], "3m")
     _, decoded = _decode(scene, confidence=0.97)
-    assert same_hand(decoded.hand, TRUTH)
+    assert same_hand(hand_json(decoded.hand), TRUTH)
     assert decoded.changes == [] and decoded.top1_legal
     assert decoded.confidence > 0.5
 
@@ -40,7 +40,7 @@ def test_misread_standing_tile_is_corrected_to_the_legal_reading():
     scene = lay_out(CONCEALED, MELDS, ["1f", "6f"], "3m")
     # Tile 0 (1m) read first as 1p: 1p 2m 3m is no set, so the hand is not complete.
     _, decoded = _decode(scene, misread={0: ("1p", 0.7)})
-    assert same_hand(decoded.hand, TRUTH)
+    assert same_hand(hand_json(decoded.hand), TRUTH)
     assert [(c.index, c.top1, c.decoded) for c in decoded.changes] == [(0, "1p", "1m")]
     assert any("changed 1p -> 1m (standing tile 1 of 10 from the left)" in w for w in decoded.warnings)
 
@@ -49,7 +49,7 @@ def test_misread_exposed_tile_must_make_a_legal_set():
     scene = lay_out(CONCEALED, MELDS, ["1f", "6f"], "3m")
     meld_tile = next(i for i, t in enumerate(scene.tiles) if t.role == "meld")
     _, decoded = _decode(scene, misread={meld_tile: ("6z", 0.55)})
-    assert same_hand(decoded.hand, TRUTH)
+    assert same_hand(hand_json(decoded.hand), TRUTH)
     assert [(c.top1, c.decoded) for c in decoded.changes] == [("6z", "5z")]
 
 
@@ -58,7 +58,7 @@ def test_at_most_four_of_a_face():
     concealed = ["1m", "2m", "9s", "9s", "9s", "6s", "7s", "8s", "2z", "2z"]
     scene = lay_out(concealed, MELDS, [], "3m")
     _, decoded = _decode(scene, misread={2: ("9p", 0.8)})
-    assert sorted(decoded.hand["concealed"]).count("9s") == 3
+    assert sorted(decoded.hand.concealed).count("9s") == 3
     assert decoded.changes[0].decoded == "9s"
 
 
@@ -66,15 +66,15 @@ def test_each_flower_once():
     scene = lay_out(CONCEALED, MELDS, ["1f", "5f"], "3m")
     flower = next(i for i, t in enumerate(scene.tiles) if t.code == "5f")
     _, decoded = _decode(scene, misread={flower: ("1f", 0.6)})
-    assert sorted(decoded.hand["flowers"]) == ["1f", "5f"]
+    assert sorted(decoded.hand.flowers) == ["1f", "5f"]
 
 
 @pytest.mark.parametrize("backs", ["outer", "inner"])
 def test_concealed_kong_face_comes_from_its_face_up_tiles(backs):
     scene = lay_out(CONCEALED, MELDS, [], "3m", kong_backs=backs)
     readings, decoded = _decode(scene)
-    kong = [m for m in decoded.hand["melds"] if m["concealed"]]
-    assert kong == [{"kind": "kong", "tiles": ["9p"] * 4, "concealed": True}]
+    kong = [m for m in decoded.hand.melds if m.concealed]
+    assert kong == [Meld("kong", ("9p",) * 4, concealed=True)]
     group = next(g for g in decoded.best.groups if g.role is GroupRole.CONCEALED_KONG)
     assert sorted(group.codes) == ["9p", "9p", "back", "back"]
     assert decoded.changes == []
@@ -83,10 +83,10 @@ def test_concealed_kong_face_comes_from_its_face_up_tiles(backs):
 def test_four_backs_kong_is_flagged_and_its_alternatives_kept():
     scene = lay_out(CONCEALED, MELDS, [], "3m", kong_backs="all")
     _, decoded = _decode(scene)
-    kong = next(n for n, meld in enumerate(decoded.hand["melds"]) if meld["concealed"])
+    kong = next(n for n, meld in enumerate(decoded.hand.melds) if meld.concealed)
     assert hidden_kong_melds(decoded.best) == [kong]  # the pipeline scores each face it may hide
     readings = [decoded.best, *decoded.alternatives]
-    faces = {m["tiles"][0] for r in readings for m in r.hand["melds"] if m["concealed"]}
+    faces = {m.tiles[0] for r in readings for m in r.hand.melds if m.concealed}
     assert len(faces) > 1
     assert decoded.confidence < 0.2
 
@@ -96,7 +96,7 @@ def test_touching_exposed_sets_are_split_into_legal_sets():
     concealed = ["1m", "1m", "5p", "6p", "7p", "2s", "3s", "4s", "2z", "2z"]
     scene = lay_out(concealed, melds, ["2f"], "2z", set_gap=0.0)
     _, decoded = _decode(scene)
-    kinds = sorted((m["kind"], tuple(m["tiles"])) for m in decoded.hand["melds"])
+    kinds = sorted((m.kind, m.tiles) for m in decoded.hand.melds)
     assert kinds == [("chow", ("3s", "4s", "5s")), ("pung", ("7m", "7m", "7m"))]
 
 
@@ -136,7 +136,7 @@ def test_a_photo_shares_one_search_budget_over_all_its_decodings():
     good = lay_out(CONCEALED, MELDS, ["1f", "6f"], "3m").readings(angle_degrees=20, confidence=0.97)
     budget = Budget(BudgetLimits(5_000))
     for _ in range(3):
-        assert same_hand(decode_hand(good, layout_tiles(good), budget=budget).hand, TRUTH)
+        assert same_hand(hand_json(decode_hand(good, layout_tiles(good), budget=budget).hand), TRUTH)
 
 
 def test_a_search_stops_at_its_budgets_deadline():

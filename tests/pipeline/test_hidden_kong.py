@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 from hand_scenes import lay_out
 
-from scoring import hand_from_json, score_hand
+from scoring import Hand, hand_from_json, score_hand
 from scoring.errors import InputError
+from scoring.hand import context_from_json
 from vision.named_tiles import NamedTiles, named_tiles
 from vision.pipeline import read_readings
 from vision.repairs.hidden_kong import choose_hidden_kong_faces, hidden_kong_melds, possible_faces
@@ -19,14 +20,18 @@ MELDS = [("pung", ["5z", "5z", "5z"], False), ("kong", ["9p"] * 4, True)]
 CONTEXT = {"self_drawn": False, "seat_wind": "3z", "round_wind": "1z", "dealer": False}
 
 
-def _hand(face: str) -> dict:
+def _hand_json(face: str) -> dict:
     return {"concealed": sorted(CONCEALED + ["3m"]), "winning_tile": "3m", "flowers": [],
             "melds": [{"kind": "pung", "tiles": ["5z"] * 3, "concealed": False},
                       {"kind": "kong", "tiles": [face] * 4, "concealed": True}]}
 
 
 def _total(face: str) -> int:
-    return score_hand(hand_from_json({**_hand(face), "context": CONTEXT}), rules="taiwan").total
+    return score_hand(hand_from_json({**_hand_json(face), "context": CONTEXT}), rules="taiwan").total
+
+
+def _hand(face: str) -> Hand:
+    return hand_from_json(_hand_json(face))
 
 
 def _position(hand: dict) -> int:
@@ -45,8 +50,9 @@ def test_a_kong_hides_only_faces_seen_nowhere_else_in_the_hand():
 
 
 def test_the_lowest_total_is_scored_and_each_other_total_named_with_its_faces():
-    hand, report, alternatives = choose_hidden_kong_faces(_hand("9p"), [1], CONTEXT, "taiwan", None)
-    face = hand["melds"][1]["tiles"][0]
+    hand, report, alternatives = choose_hidden_kong_faces(_hand("9p"), [1], context_from_json(CONTEXT),
+                                                          "taiwan", None)
+    face = hand.melds[1].tiles[0]
     totals = {f: _total(f) for f in possible_faces(_hand("9p"), 1)}
     assert report.total == min(totals.values()) == totals[face]
     # A dragon kong is also a dragon pung, a seat (West) or round (East) wind kong a wind pung.
@@ -55,7 +61,7 @@ def test_the_lowest_total_is_scored_and_each_other_total_named_with_its_faces():
     assert set(named) == set(totals.values()) - {report.total}
     assert "6z" in named[totals["6z"]] and "7z" in named[totals["6z"]]
     for alternative in alternatives:
-        assert alternative.hand["melds"][1]["tiles"][0] in alternative.description
+        assert alternative.hand.melds[1].tiles[0] in alternative.description
 
 
 def test_the_photo_pipeline_reports_the_kongs_faces_and_calls_the_score_unsure():

@@ -79,7 +79,7 @@ def test_several_completions_report_the_lowest_total_and_list_the_others():
     assert result.score.valid and result.score.total == totals[lowest]
     unseen = [a for a in result.report.alternatives if a.description.startswith("unseen tile")]
     assert [(a.description, a.total) for a in unseen] == [(f"unseen tile {other}", totals[other])]
-    assert unseen[0].hand["winning_tile"] == other and unseen[0].share == pytest.approx(0.5, abs=0.05)
+    assert unseen[0].hand.winning_tile == other and unseen[0].share == pytest.approx(0.5, abs=0.05)
     assert result.decoded.confidence == pytest.approx(0.5, abs=0.05)
     assert not result.report.score_stable
     assert any(f"read as {lowest}, other tiles that complete the hand: {other} (total {totals[other]})" in w

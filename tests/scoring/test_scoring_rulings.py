@@ -1,4 +1,4 @@
-"""The seeds' worked examples, the supersessions they state, and RULESETS.md's rulings (R-n, A-xx)."""
+"""The seeds' worked examples, the supersessions they state, and the rulings each rule set settles."""
 
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ def test_concealed_self_draw_replaces_concealed_and_self_draw(rules):
 
 @pytest.mark.parametrize(("rules", "value"), [("lrc", 15), ("dxb", 15), ("taiwan", 10), ("mahjongtime", 10)])
 def test_no_flower_no_honour_tiers_are_exclusive(rules, value):
-    """RULESETS §3.1: one tier only, highest wins (15 > 5 > 1 + 1)."""
+    """One tier only, highest wins (15 > 5 > 1 + 1)."""
     ids = items(score("123m 456m 234p 678p 345s 7s +7s @seat=S @round=E @from=W", rules))
     assert ids["all_chows_no_flowers_no_honours"] == value
     assert not {"no_flowers", "no_honours", "no_flowers_no_honours", "all_chows"} & set(ids)

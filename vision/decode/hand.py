@@ -6,9 +6,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scoring.errors import InputError
+from scoring.hand import Hand, WinContext
 from vision.decode.budget import Budget, time_limit_reason
 from vision.decode.judge import Judge
 from vision.decode.options import FLOOR, compositions, search_variables
@@ -16,6 +17,9 @@ from vision.decode.search import search
 from vision.decode.unseen import UnseenTile, unseen_tiles
 from vision.report.tile_places import tile_place
 from vision.types import HAND_SIZE, GroupRole, Layout, LegalReading, TileReading
+
+if TYPE_CHECKING:
+    from scoring import RuleSet, TableSettings
 
 #: A legal reading this much less likely than the tiles as read is not believed (a rack of tiles
 #: that is no winning hand can always be "corrected" into one by enough unlikely changes).
@@ -102,7 +106,7 @@ class HandReading:
         return self.winning_index is not None or (self.unseen is not None and self.unseen.winning)
 
     @property
-    def hand(self) -> dict[str, Any]:
+    def hand(self) -> Hand:
         return self.best.hand
 
     @property
@@ -127,7 +131,7 @@ def expected_standing_tiles(layout: Layout, hand_size: int = HAND_SIZE) -> int:
     return hand_size - 3 * sets
 
 
-def hand_size_of(rules: Any) -> int:
+def hand_size_of(rules: RuleSet | str) -> int:
     """The tiles of a complete hand under ``rules`` (an id, a path or a ``RuleSet``), a kong as 3."""
     from scoring import load_ruleset
 
@@ -181,8 +185,9 @@ def _warnings(layout: Layout, best: LegalReading, changes: list[TileChange]) -> 
     return warnings
 
 
-def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwan", table: Any = None,
-                context: dict[str, Any] | None = None, limit: int = SEARCH_BUDGET,
+def decode_hand(readings: list[TileReading], layout: Layout, rules: RuleSet | str = "taiwan",
+                table: TableSettings | None = None,
+                context: WinContext | None = None, limit: int = SEARCH_BUDGET,
                 infer_unseen: bool = True, kong_faces: Sequence[str] = (),
                 budget: Budget | None = None) -> HandReading:
     """The most probable legal winning hand for these readings laid out this way (``kong_faces``: the
@@ -201,7 +206,7 @@ def decode_hand(readings: list[TileReading], layout: Layout, rules: Any = "taiwa
     unseen = unseen_tiles(standing, expected_standing_tiles(layout, size), infer_unseen, size) == 1
     variables = search_variables(readings, layout, kong_faces)
     melds_count = sum(1 for g in layout.groups if g.role in (GroupRole.MELD, GroupRole.CONCEALED_KONG))
-    judge = Judge(rules, table, melds_count, context or {})
+    judge = Judge(rules, table, melds_count, context or WinContext())
     if budget is not None:
         spent = budget.spent()
         if spent is not None:

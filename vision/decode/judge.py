@@ -3,7 +3,8 @@ screened structurally first, then the scorer on the few that pass."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from scoring.shapes import is_standard_complete
 from scoring.tiles import FLOWER_CODES, SET_TILE_CODES
@@ -11,6 +12,9 @@ from vision.decode.options import CODE_INDEX, Option
 from vision.decode.packed_tallies import Limit, pack, unpack
 from vision.decode.unseen import unseen_codes
 from vision.types import GroupRole, LegalReading
+
+if TYPE_CHECKING:
+    from scoring import RuleSet, TableSettings, WinContext
 
 #: A reading's face counts over the whole hand, over the standing tiles, and its flowers, packed
 #: (``vision.decode.packed_tallies``).
@@ -46,12 +50,13 @@ class Judge:
     """Is a whole reading a legal winning hand? A fast structural check on the raw choice first
     (most readings fail it), then the scorer on the few that pass."""
 
-    def __init__(self, rules: Any, table: Any, melds_count: int, context: dict[str, Any]) -> None:
+    def __init__(self, rules: RuleSet | str, table: TableSettings | None, melds_count: int,
+                 context: WinContext) -> None:
         self.rules = rules
         self.table = table
         self.context = context
         self.melds_count = melds_count
-        self._scored: dict[str, bool] = {}
+        self._scored: dict[tuple[object, ...], bool] = {}
         self._legal: dict[tuple[int, int], list[str | None]] = {}
 
     def legal_unseen_codes(self, tally: Tally, unseen: bool) -> list[str | None]:
@@ -83,9 +88,9 @@ class Judge:
         """The scorer's word: is this a valid win under the rules and table? (asked once per hand)"""
         key = reading.key()
         if key not in self._scored:
-            from scoring import hand_from_json, score_hand
+            from scoring import score_hand
 
-            hand = hand_from_json({**reading.hand, "context": self.context})
-            report = score_hand(hand, rules=self.rules, table=self.table)
+            report = score_hand(replace(reading.hand, context=self.context), rules=self.rules,
+                                table=self.table)
             self._scored[key] = bool(report.valid)
         return self._scored[key]

@@ -7,8 +7,8 @@ import heapq
 import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
+from scoring.hand import Hand, Meld
 from scoring.tiles import BACK, sorted_codes
 from vision.decode.budget import Budget
 from vision.decode.judge import Judge, Tally, option_tally
@@ -34,7 +34,7 @@ def build_reading(readings: list[TileReading], layout: Layout, variables: list[V
     groups: list[DecodedGroup] = []
     concealed: list[str] = []
     flowers: list[str] = []
-    melds: list[dict[str, Any]] = []
+    melds: list[Meld] = []
     concealed_indices: list[int] = []
     flower_indices: list[int] = []
     concealed_p = flower_p = 1.0
@@ -53,7 +53,7 @@ def build_reading(readings: list[TileReading], layout: Layout, variables: list[V
             flower_p *= p
         elif variable.role is GroupRole.CONCEALED_KONG:
             face = option.face or option.codes[0][1]
-            melds.append({"kind": "kong", "tiles": [face] * 4, "concealed": True})
+            melds.append(Meld("kong", (face,) * 4, concealed=True))
             shown = tuple(BACK if back_mass(readings[i]) > 0.5 else face for i in variable.tile_indices)
             codes.update(zip(variable.tile_indices, shown, strict=True))
             groups.append(DecodedGroup(GroupRole.CONCEALED_KONG, variable.tile_indices, shown, "kong", p))
@@ -62,7 +62,7 @@ def build_reading(readings: list[TileReading], layout: Layout, variables: list[V
             by_index = dict(option.codes)
             for kind, part in zip(kinds, option.split, strict=True):
                 part_codes = tuple(by_index[i] for i in part)
-                melds.append({"kind": kind, "tiles": sorted_codes(list(part_codes)), "concealed": False})
+                melds.append(Meld(kind, tuple(sorted_codes(list(part_codes)))))
                 part_p = math.exp(sum(log_of(readings[i].probability_of(by_index[i], FLOOR)) for i in part))
                 groups.append(DecodedGroup(GroupRole.MELD, part, part_codes, kind, part_p))
     groups.insert(0, DecodedGroup(GroupRole.CONCEALED, tuple(concealed_indices),
@@ -78,8 +78,8 @@ def build_reading(readings: list[TileReading], layout: Layout, variables: list[V
         winning_tile = unseen if unseen is not None else codes[concealed_indices[-1]]
     if unseen is not None:
         concealed.append(unseen)
-    hand = {"concealed": sorted_codes(concealed), "melds": melds, "flowers": sorted_codes(flowers),
-            "winning_tile": winning_tile}
+    hand = Hand(concealed=tuple(sorted_codes(concealed)), melds=tuple(melds),
+                flowers=tuple(sorted_codes(flowers)), winning_tile=winning_tile)
     return LegalReading(codes=codes, groups=tuple(groups), hand=hand, probability=math.exp(log_p),
                         unseen=unseen)
 

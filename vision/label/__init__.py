@@ -1,7 +1,7 @@
 """``taicam label DIR``: a local, keyboard-first web page that turns a folder of photos into a dataset.
 
 The model proposes tiles, a person corrects them, and every change is saved at once as the team's
-manifest (``vision.dataset.manifest``) with the hand JSON of DESIGN.md. Modules, one job each:
+manifest (``vision.dataset.manifest``) with the hand JSON (README.md, "Hand JSON"). Modules, one job each:
 
 - ``workspace``: the folder being labelled, its manifest, atomic saves and undo.
 - ``hand``: the hand JSON derived from the labelled tiles' groups and roles plus the win context.

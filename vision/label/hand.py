@@ -1,4 +1,4 @@
-"""The hand JSON (DESIGN.md) of a labelled photo, derived from its tiles' groups and roles.
+"""The hand JSON (README.md, "Hand JSON") of a labelled photo, derived from its tiles' groups and roles.
 
 A person marks which tiles form each exposed set (``role`` meld / concealed_kong, shared
 ``group``), which are flowers, which is the winning tile, and which are not part of the hand
@@ -24,7 +24,7 @@ def _context_fields() -> dict[str, str]:
     """The win context the page asks for: every field of ``scoring.WinContext``, with its kind.
 
     Taken from the scoring API itself (the key groups its JSON reader checks), so the form always
-    matches what the scorer reads (RULESETS R-1: a key not given did not happen). Kinds: ``bool``,
+    matches what the scorer reads (a key not given did not happen). Kinds: ``bool``,
     ``count``, ``wind``.
     """
     kinds = {**dict.fromkeys(BOOL_CONTEXT_KEYS, "bool"), **dict.fromkeys(INT_CONTEXT_KEYS, "count"),
@@ -85,7 +85,7 @@ def hand_from_labels(
 
     A hand is described once any tile has a role or a group, or a win context is given. A set
     that holds the winning tile (laid sideways across it) is the set the win completed, so its
-    tiles count as standing in the hand, as DESIGN.md's ``concealed`` says. A concealed kong laid
+    tiles count as standing in the hand, as the hand JSON's ``concealed`` says. A concealed kong laid
     as four backs shows no face: it takes the face of a concealed kong in ``previous`` (the hand
     saved before, e.g. a synthetic scene's truth) rather than be dropped.
     """

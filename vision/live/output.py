@@ -19,7 +19,8 @@ from vision.live.engine import LiveEvent, LiveUpdate
 
 
 def event_document(update: LiveUpdate, source: str) -> dict[str, Any]:
-    """The JSON line for an update that carries an event (DESIGN.md's photo document + event fields)."""
+    """The JSON line for an update that carries an event: the photo document of ``taicam photo
+    --json`` plus the event's fields."""
     assert update.event is not None
     head = {
         "event": str(update.event),

@@ -1,4 +1,4 @@
-"""Tile tracks across frames: stable identities and class votes (the ``track`` stage of DESIGN.md).
+"""Tile tracks across frames: stable identities and class votes (the live mode's ``track`` stage).
 
 A single frame's classifier output flickers (glare, blur, a finger at the edge of a tile). The
 tracker matches each frame's detections to the tiles it already knows, by box overlap first and

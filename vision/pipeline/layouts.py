@@ -4,10 +4,10 @@ tile in front of the row taken as the winning tile whose turn the detector misse
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 import numpy as np
 
+from scoring.hand import WinContext
 from scoring.rules import RuleSet
 from scoring.table import TableSettings
 from vision.decode import HandReading, decode_hand
@@ -22,7 +22,7 @@ Decoded = tuple[Layout, HandReading]
 
 
 def decode_best_layout(readings: list[TileReading], rules: RuleSet, table: TableSettings | None,
-                       context: dict[str, Any], infer_unseen: bool, named: NamedTiles = NOTHING_NAMED,
+                       context: WinContext, infer_unseen: bool, named: NamedTiles = NOTHING_NAMED,
                        budget: Budget | None = None) -> Decoded | Refusal:
     """Decode the most plausible layout; if no legal hand reads from it, the next ones (another row
     may be the concealed one). A layout read with every tile seen beats one that needs an unseen tile
@@ -52,7 +52,7 @@ def decode_best_layout(readings: list[TileReading], rules: RuleSet, table: Table
 
 
 def _decoded(readings: list[TileReading], layout: Layout, rules: RuleSet, table: TableSettings | None,
-             context: dict[str, Any], infer_unseen: bool, named: NamedTiles,
+             context: WinContext, infer_unseen: bool, named: NamedTiles,
              budget: Budget | None) -> HandReading | Refusal:
     return answer_of(lambda: decode_hand(readings, layout, rules=rules, table=table, context=context,
                                          infer_unseen=infer_unseen, kong_faces=named.kong_faces,
@@ -80,7 +80,7 @@ IN_FRONT_TRIES = 3
 
 def winning_tile_in_front(readings: list[TileReading], layout: Layout, rules: RuleSet,
                           table: TableSettings | None,
-                           context: dict[str, Any], named: NamedTiles = NOTHING_NAMED,
+                           context: WinContext, named: NamedTiles = NOTHING_NAMED,
                            budget: Budget | None = None) -> Decoded | Refusal | None:
     """The hand read with an ignored tile lying close to the concealed row taken as the winning tile,
     when that makes it whole with every tile seen; else None (or the layout's refusal of the tiles

@@ -26,7 +26,7 @@ from vision.repairs.row_completion import overlaps_a_tile
 from vision.repairs.stray_flowers import maybe_flowers
 from vision.report.confidence import ConfidenceReport, build_report, implausible_groups, implausible_note
 from vision.tile_fixes import apply_fixes, forced
-from vision.types import Layout, Refusal, TileReading
+from vision.types import Layout, Refusal, TileReading, hand_json
 
 #: At most this many pairs of spare detections are tried when no single spare completes the hand.
 MAX_SPARE_PAIRS = 10
@@ -178,7 +178,7 @@ def _winning_tile_read_as_named(readings: list[TileReading], decoded: Decoded, w
     hand that does not read at all is left to the second looks, which may read it. If the hand
     makes no legal reading with the shown tile as its named winner, the first decoding stays."""
     shown = decoded[1].winning_index if decoded[1].winning_known else None
-    if shown is None or winning in decoded[1].hand["concealed"]:
+    if shown is None or winning in decoded[1].hand.concealed:
         return readings, decoded, []
     named_readings = [forced(reading, winning) if index == shown else reading
                       for index, reading in enumerate(readings)]
@@ -192,7 +192,7 @@ def _winning_tile_read_as_named(readings: list[TileReading], decoded: Decoded, w
 
 def _read_hand(readings: list[TileReading], setup: HandSetup, image: str, infer_unseen: bool,
                budget: Budget | None = None) -> PhotoResult | Refusal:
-    ruleset, table, ctx, named = setup.ruleset, setup.table, setup.context, setup.named
+    ruleset, table, ctx, named = setup.ruleset, setup.table, setup.win_context, setup.named
     started = time.perf_counter()
 
     def decode(tiles: list[TileReading]) -> Decoded | Refusal:
@@ -223,8 +223,8 @@ def _read_hand(readings: list[TileReading], setup: HandSetup, image: str, infer_
     warnings = [*decoded.warnings, *named_warnings, *scored.warnings, *unsure,
                 *(f"the score is not certain: {implausible_note(group)}" for group in implausible)]
     return PhotoResult(image=image, readings=readings, layout=layout, decoded=decoded,
-                       hand={**scored.hand, "context": ctx}, score=scored.report, report=report,
-                       warnings=warnings, assumed=setup.assumed, named=named,
+                       hand={**hand_json(scored.hand), "context": setup.context}, score=scored.report,
+                       report=report, warnings=warnings, assumed=setup.assumed, named=named,
                        timings={"decode": decode_seconds, "score": score_seconds})
 
 

@@ -5,11 +5,12 @@ what the player named. The CLI makes one per run; each reading of a photo's hand
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from scoring import load_ruleset
-from scoring.hand import WinContext
+from scoring.hand import WinContext, context_from_json
 from scoring.rules import RuleSet
 from scoring.table import TableSettings
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
@@ -45,6 +46,11 @@ class HandSetup:
         """The setup from what a caller gives: the rule set resolved (:func:`resolve_ruleset`), the
         context as JSON."""
         return cls(resolve_ruleset(rules, table), table, context_dict(context), named)
+
+    @cached_property
+    def win_context(self) -> WinContext:
+        """The win context as the scorer takes it, parsed once (InputError for a malformed one)."""
+        return context_from_json(self.context)
 
     @property
     def assumed(self) -> list[str]:

@@ -13,49 +13,53 @@ any other context the photo cannot show, and the kong is scored with that face a
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
+from scoring.hand import Meld
 from scoring.tiles import BACK, SET_TILE_CODES
 from vision.decode import LegalReading
 from vision.report.confidence import ScoredAlternative, lowest_first, score_reading
 from vision.types import GroupRole
+
+if TYPE_CHECKING:
+    from scoring import Hand, RuleSet, ScoreReport, TableSettings, WinContext
 
 #: How an alternative names a hidden kong's faces (its description starts so; the warning quotes the rest).
 KONG_FACES = "the concealed kong of four backs is "
 
 
 def hidden_kong_melds(reading: LegalReading) -> list[int]:
-    """Positions in ``reading.hand["melds"]`` of the concealed kongs whose four tiles all read as backs.
+    """Positions in ``reading.hand.melds`` of the concealed kongs whose four tiles all read as backs.
 
     The decoder writes one concealed meld per concealed-kong group, in the groups' order."""
     kongs = [g for g in reading.groups if g.role is GroupRole.CONCEALED_KONG]
-    concealed = [n for n, meld in enumerate(reading.hand["melds"]) if meld["concealed"]]
+    concealed = [n for n, meld in enumerate(reading.hand.melds) if meld.concealed]
     return [position for group, position in zip(kongs, concealed, strict=True)
             if all(code == BACK for code in group.codes)]
 
 
-def possible_faces(hand: dict[str, Any], position: int) -> list[str]:
+def possible_faces(hand: Hand, position: int) -> list[str]:
     """The faces the kong at ``position`` can hide: a kong holds all four copies of its face, so any
     face not seen elsewhere in the hand (standing tiles and other sets)."""
-    seen = Counter(hand["concealed"])
-    for number, meld in enumerate(hand["melds"]):
+    seen = Counter(hand.concealed)
+    for number, meld in enumerate(hand.melds):
         if number != position:
-            seen.update(meld["tiles"])
+            seen.update(meld.tiles)
     return [code for code in SET_TILE_CODES if not seen[code]]
 
 
-def _with_face(hand: dict[str, Any], position: int, face: str) -> dict[str, Any]:
-    melds = [dict(meld) for meld in hand["melds"]]
-    melds[position] = {**melds[position], "tiles": [face] * 4}
-    return {**hand, "melds": melds}
+def _with_face(hand: Hand, position: int, face: str) -> Hand:
+    melds = list(hand.melds)
+    melds[position] = Meld(melds[position].kind, (face,) * 4, melds[position].concealed)
+    return replace(hand, melds=tuple(melds))
 
 
 def _faces_text(faces: list[str]) -> str:
     return faces[0] if len(faces) == 1 else ", ".join(faces[:-1]) + " or " + faces[-1]
 
 
-def give_kong_faces(hand: dict[str, Any], positions: list[int], faces: list[str]
-                    ) -> tuple[dict[str, Any], list[int], list[str]]:
+def give_kong_faces(hand: Hand, positions: list[int], faces: list[str]) -> tuple[Hand, list[int], list[str]]:
     """``hand`` with the hidden kongs (``positions``) given the player's ``faces`` in turn, the
     positions still hidden, and a warning for each face not used. A face the hand as read already
     holds elsewhere cannot hide under four backs (the photo may have misread that tile): it is left
@@ -77,8 +81,9 @@ def give_kong_faces(hand: dict[str, Any], positions: list[int], faces: list[str]
     return hand, remaining, warnings
 
 
-def choose_hidden_kong_faces(hand: dict[str, Any], positions: list[int], context: dict[str, Any],
-                             rules: Any, table: Any) -> tuple[dict[str, Any], Any, list[ScoredAlternative]]:
+def choose_hidden_kong_faces(hand: Hand, positions: list[int], context: WinContext,
+                             rules: RuleSet | str, table: TableSettings | None
+                             ) -> tuple[Hand, ScoreReport, list[ScoredAlternative]]:
     """``hand`` with each hidden kong (``positions``, from :func:`hidden_kong_melds`) given the face of
     the lowest valid total, its score report, and one alternative per other total (its faces named).
 
@@ -93,7 +98,7 @@ def choose_hidden_kong_faces(hand: dict[str, Any], positions: list[int], context
         ranked = lowest_first(scored)
         chosen, report = ranked[0]
         hand = _with_face(hand, position, chosen)
-        by_total: dict[Any, list[tuple[str, Any]]] = {}
+        by_total: dict[int | None, list[tuple[str, ScoreReport]]] = {}
         for face, other in ranked[1:]:
             if other.total != report.total:
                 by_total.setdefault(other.total, []).append((face, other))
@@ -107,10 +112,10 @@ def choose_hidden_kong_faces(hand: dict[str, Any], positions: list[int], context
     return hand, report, alternatives
 
 
-def hidden_kong_warning(hand: dict[str, Any], positions: list[int], alternatives: list[ScoredAlternative]
+def hidden_kong_warning(hand: Hand, positions: list[int], alternatives: list[ScoredAlternative]
                         ) -> str:
     """What the player is told: which face was scored, and that the others may total otherwise."""
-    faces = ", ".join(hand["melds"][p]["tiles"][0] for p in positions)
+    faces = ", ".join(hand.melds[p].tiles[0] for p in positions)
     one = len(positions) == 1
     its = "its" if one else "their"
     told = (f"{'a concealed kong shows' if one else 'concealed kongs show'} four backs: "

@@ -10,13 +10,16 @@ total (:func:`choose_unseen_tile`): the player sees what the guess is worth.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from vision.decode import DecodedGroup, HandReading, LegalReading
 from vision.decode.unseen import UnseenTile
 from vision.report.tile_places import tile_place
-from vision.types import TileReading
+from vision.types import TileReading, hand_json
+
+if TYPE_CHECKING:
+    from scoring import Hand, RuleSet, ScoreReport, TableSettings, WinContext
 
 _Choice = TypeVar("_Choice")
 
@@ -60,12 +63,12 @@ class ScoredAlternative:
     share: float | None  # probability share among legal readings; None for winning-tile choices
     total: float | int | None
     valid: bool
-    hand: dict[str, Any]
+    hand: Hand
 
     def to_json(self) -> dict[str, Any]:
         return {"reading": self.description,
                 "probability": None if self.share is None else round(self.share, 4),
-                "total": self.total, "valid": self.valid, "hand": self.hand}
+                "total": self.total, "valid": self.valid, "hand": hand_json(self.hand)}
 
 
 @dataclass
@@ -106,11 +109,12 @@ def tile_alternatives(reading: TileReading, chosen: str, count: int = 3) -> list
     return [{"code": code, "confidence": round(p, 4)} for code, p in others]
 
 
-def score_reading(hand: dict[str, Any], context: dict[str, Any], rules: Any, table: Any) -> Any:
-    """The score report of a decoded hand JSON under the photo's context (a ``scoring.ScoreReport``)."""
-    from scoring import hand_from_json, score_hand
+def score_reading(hand: Hand, context: WinContext, rules: RuleSet | str,
+                  table: TableSettings | None) -> ScoreReport:
+    """The score report of a decoded hand under the photo's context."""
+    from scoring import score_hand
 
-    return score_hand(hand_from_json({**hand, "context": context}), rules=rules, table=table)
+    return score_hand(replace(hand, context=context), rules=rules, table=table)
 
 
 def _describe(best: LegalReading, other: LegalReading, readings: list[TileReading],
@@ -120,44 +124,45 @@ def _describe(best: LegalReading, other: LegalReading, readings: list[TileReadin
                for i, code in sorted(other.codes.items()) if best.codes.get(i) != code]
     if best.unseen != other.unseen:
         changed.append(f"unseen tile {other.unseen}")
-    if best.hand["winning_tile"] != other.hand["winning_tile"]:
-        changed.append(f"winning tile {other.hand['winning_tile']}")
+    if best.hand.winning_tile != other.hand.winning_tile:
+        changed.append(f"winning tile {other.hand.winning_tile}")
     return ", ".join(changed) or "same tiles, other grouping"
 
 
-def _total_key(report: Any) -> float:
+def _total_key(report: ScoreReport) -> float:
     """A score report's total for sorting: an invalid hand has none and sorts as 0."""
     return report.total if report.total is not None else 0
 
 
-def lowest_first(scored: list[tuple[_Choice, Any]]) -> list[tuple[_Choice, Any]]:
+def lowest_first(scored: list[tuple[_Choice, ScoreReport]]) -> list[tuple[_Choice, ScoreReport]]:
     """Guessed choices with their score reports, the valid ones (all, if none is valid) by total, lowest
     first and the first of equal totals first: a guess reports the lowest, so nobody is overpaid."""
     valid = [item for item in scored if item[1].valid] or scored
     return sorted(valid, key=lambda item: _total_key(item[1]))
 
 
-def choose_winning_tile(hand: dict[str, Any], context: dict[str, Any], rules: Any,
-                        table: Any) -> tuple[dict[str, Any], Any, list[ScoredAlternative]]:
+def choose_winning_tile(hand: Hand, context: WinContext, rules: RuleSet | str,
+                        table: TableSettings | None) -> tuple[Hand, ScoreReport, list[ScoredAlternative]]:
     """When the photo does not show the winning tile, score every standing tile as the winner.
 
     The reported hand is the *lowest* valid total (nobody is overpaid on a guess); the others become
     alternatives so the player sees what showing the winning tile would change.
     """
     scored = []
-    for code in dict.fromkeys(hand["concealed"]):
-        candidate = {**hand, "winning_tile": code}
+    for code in dict.fromkeys(hand.concealed):
+        candidate = replace(hand, winning_tile=code)
         report = score_reading(candidate, context, rules, table)
         scored.append((candidate, report))
     ranked = lowest_first(scored)
     chosen_hand, chosen_report = ranked[0]
-    alternatives = [ScoredAlternative(f"winning tile {h['winning_tile']}", None, r.total, bool(r.valid), h)
+    alternatives = [ScoredAlternative(f"winning tile {h.winning_tile}", None, r.total, bool(r.valid), h)
                     for h, r in ranked[1:] if r.total != chosen_report.total]
     return chosen_hand, chosen_report, alternatives
 
 
-def choose_unseen_tile(decoded: HandReading, context: dict[str, Any], rules: Any, table: Any
-                       ) -> tuple[LegalReading, Any, list[ScoredAlternative], str]:
+def choose_unseen_tile(decoded: HandReading, context: WinContext, rules: RuleSet | str,
+                       table: TableSettings | None
+                       ) -> tuple[LegalReading, ScoreReport, list[ScoredAlternative], str]:
     """When one tile is not visible, score every tile that completes the hand.
 
     The completions are equally probable (the photo shows nothing of the tile), so the *lowest* valid
@@ -177,7 +182,8 @@ def choose_unseen_tile(decoded: HandReading, context: dict[str, Any], rules: Any
     return chosen, chosen_report, alternatives, _unseen_warning(chosen, others, unseen.winning)
 
 
-def _unseen_warning(chosen: LegalReading, others: list[tuple[LegalReading, Any]], winning: bool) -> str:
+def _unseen_warning(chosen: LegalReading, others: list[tuple[LegalReading, ScoreReport]],
+                    winning: bool) -> str:
     if winning:
         head = ("the winning tile is not visible (hidden or outside the picture, none lies across or apart); "
                 f"read as {chosen.unseen}")
@@ -197,8 +203,9 @@ class _RunnersUp:
     agreeing_share: float
 
 
-def _scored_runners_up(decoded: HandReading, best_total: Any, context: dict[str, Any], rules: Any,
-                       table: Any, reported: LegalReading, readings: list[TileReading],
+def _scored_runners_up(decoded: HandReading, best_total: int | None, context: WinContext,
+                       rules: RuleSet | str,
+                       table: TableSettings | None, reported: LegalReading, readings: list[TileReading],
                        winning_tile: str | None = None) -> _RunnersUp:
     """The decoder's legal runners-up that are plausible (REPORT_SHARE) and score another total than the
     reported reading, described by how they differ from it, and the share of those that score the
@@ -212,8 +219,8 @@ def _scored_runners_up(decoded: HandReading, best_total: Any, context: dict[str,
         if share < REPORT_SHARE:
             continue
         hand = other.hand
-        if winning_tile is not None and winning_tile in hand["concealed"]:
-            hand = {**hand, "winning_tile": winning_tile}
+        if winning_tile is not None and winning_tile in hand.concealed:
+            hand = replace(hand, winning_tile=winning_tile)
             report = score_reading(hand, context, rules, table)
         elif not decoded.winning_known:
             hand, report, _ = choose_winning_tile(hand, context, rules, table)
@@ -227,8 +234,8 @@ def _scored_runners_up(decoded: HandReading, best_total: Any, context: dict[str,
     return _RunnersUp(changing, agreeing)
 
 
-def build_report(readings: list[TileReading], decoded: HandReading, best_total: Any,
-                 context: dict[str, Any], rules: Any, table: Any,
+def build_report(readings: list[TileReading], decoded: HandReading, best_total: int | None,
+                 context: WinContext, rules: RuleSet | str, table: TableSettings | None,
                  winning_alternatives: list[ScoredAlternative] | None = None,
                  unseen_alternatives: list[ScoredAlternative] | None = None,
                  reported: LegalReading | None = None, set_aside: int = 0,

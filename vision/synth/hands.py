@@ -53,7 +53,7 @@ class HandPlan:
 
 
 def random_winning_hand(rng: np.random.Generator, *, max_flowers: int = 7) -> dict[str, Any]:
-    """A random legal winning hand as hand JSON (DESIGN.md), context included."""
+    """A random legal winning hand as hand JSON (README.md, "Hand JSON"), context included."""
     counts: Counter[str] = Counter()
     sets: list[PlannedSet] = []
     while len(sets) < 5:
