@@ -100,7 +100,7 @@ def test_the_cut_is_made_only_where_asked(tmp_path):
     """The photo cuts merged outlines at its first look only (``cut_merged``): the finer looks and
     the last resort read without, each cut being a whole reading of a hand that failed."""
     path, _ = held_out_render(900173, tmp_path)
-    readings, classify, _ = PhotoPipeline()._read_tiles(PhotoSource(path))
+    readings, classify, _ = PhotoPipeline()._read_tiles(PhotoSource(path)).readers()
 
     def read(tiles):
         return read_outcome(tiles, HandSetup.of(), infer_unseen=True)

@@ -49,11 +49,12 @@ from vision.live.tracker import (
     needs_classification,
     update_tracks,
 )
+from vision.pipeline.perception import Perception
 from vision.repairs.colour_cast import neutralised
 from vision.repairs.sideways_cut import second_cuts
 from vision.repairs.stray_flowers import ReadFlowers
 from vision.repairs.turned_faces import Classify
-from vision.types import Classifier, Detection, Detector, TileReading
+from vision.types import Classifier, Detector, TileReading
 
 
 @dataclass(frozen=True)
@@ -210,16 +211,9 @@ class LiveEngine:
             d: reading.candidates for d, reading in zip(to_classify, readings, strict=True)
         }
         observations = [Observation(detection, candidates.get(d)) for d, detection in enumerate(detections)]
-        top_k = self.config.tracker.top_k
-
-        def classify_frame(found: list[Detection]) -> list[TileReading]:
-            return self.classifier.classify(image_bgr, found, top_k=top_k)
-
-        def flowers_on_frame(found: list[Detection]) -> np.ndarray | None:
-            return self.classifier.flower_probabilities(image_bgr, found)
-
-        self._frame_classify = classify_frame
-        self._frame_flowers = flowers_on_frame
+        frame = Perception(self.classifier, image_bgr, top_k=self.config.tracker.top_k)
+        self._frame_classify = frame.classify
+        self._frame_flowers = frame.read_flowers
         classified = time.perf_counter()
         update = self.step(observations, timestamp, frame_index)
         times = replace(update.times, detect=detected - started, classify=classified - detected)

@@ -9,13 +9,13 @@ the resolution policy (:class:`PhotoPipeline`).
 
 from __future__ import annotations
 
+from vision.pipeline.perception import TOP_K, Perception
 from vision.pipeline.photo import (
     CLOSER_LOOKS,
     DETECT_SIDE,
     FINER_DETECTOR_SIZES,
     FINER_LOOK_WARNING,
     MIN_TILE_PIXELS,
-    TOP_K,
     PhotoPipeline,
     read_photo,
 )
@@ -25,6 +25,5 @@ from vision.pipeline.setup import HandSetup, resolve_ruleset
 from vision.types import GroupRole
 
 __all__ = ["CLOSER_LOOKS", "DETECT_SIDE", "FINER_DETECTOR_SIZES", "FINER_LOOK_WARNING", "MIN_TILE_PIXELS",
-           "TOP_K",
-           "GroupRole", "HandSetup", "PhotoPipeline", "PhotoReadError", "PhotoResult", "failed_result",
-           "read_photo", "read_readings", "resolve_ruleset"]
+           "TOP_K", "GroupRole", "HandSetup", "Perception", "PhotoPipeline", "PhotoReadError", "PhotoResult",
+           "failed_result", "read_photo", "read_readings", "resolve_ruleset"]

@@ -40,6 +40,7 @@ from vision.imageio import ArraySource, PhotoSource, RegionSource
 from vision.layout import face_outline, row_angle
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
 from vision.pipeline.looks import read_flowers_again, read_with_second_looks
+from vision.pipeline.perception import TOP_K, Perception, rescaled
 from vision.pipeline.readings import read_outcome
 from vision.pipeline.result import PhotoReadError, PhotoResult
 from vision.pipeline.setup import Context, HandSetup, Rules
@@ -50,14 +51,12 @@ from vision.repairs.sideways_cut import second_cuts
 from vision.repairs.stray_flowers import ReadFlowers
 from vision.repairs.turned_faces import Classify
 from vision.repairs.upright_faces import with_false_turns_undone
-from vision.types import Classifier, Detection, Detector, Refusal, TileReading
+from vision.types import Classifier, Detector, Refusal, TileReading
 
 #: Long side of the image the detector sees (it letterboxes further to its own input size).
 DETECT_SIDE = 1024
 #: A tile's long side in the image crops are cut from; below this the photo is decoded larger.
 MIN_TILE_PIXELS = 72
-#: Candidates kept per tile for the decoder.
-TOP_K = 5
 #: Detector input sizes of the finer looks at a photo whose hand does not read, in turn (the
 #: detector's own is 512). Seen larger, small tiles get their own heat peak: mostly a winning tile
 #: lying flat in front of a standing row, which at 512 merges into the row's peaks. Only for hands
@@ -74,18 +73,15 @@ FINER_LOOK_WARNING = ("the score is not certain: the hand read only when the pho
 
 
 class TilesRead(NamedTuple):
-    """One look's readings, and two functions that read more detections (full-resolution pixels)
-    from the same image the crops were cut from: with the classifier, and with the flower model."""
+    """One look's readings (the photo's full-resolution pixels), and the models on the image its
+    crops were cut from, to read more detections with (:class:`Perception`)."""
 
     readings: list[TileReading]
-    classify: Classify
-    read_flowers: ReadFlowers | None
+    perception: Perception
 
-
-def _rescale(detection: Detection, factor: float) -> Detection:
-    x1, y1, x2, y2 = detection.box
-    quad = None if detection.quad is None else tuple((x * factor, y * factor) for x, y in detection.quad)
-    return replace(detection, box=(x1 * factor, y1 * factor, x2 * factor, y2 * factor), quad=quad)
+    def readers(self) -> tuple[list[TileReading], Classify, ReadFlowers]:
+        """The readings and the two reading functions, as :meth:`PhotoPipeline.read_hand` takes them."""
+        return self.readings, self.perception.classify, self.perception.read_flowers
 
 
 class PhotoPipeline:
@@ -159,7 +155,7 @@ class PhotoPipeline:
             side = min(longest, max(small.shape[:2]) * MIN_TILE_PIXELS / tile_pixels)
             crop_image, crop_scale = source.image(None if side >= longest else int(math.ceil(side)))
         factor = crop_scale / scale
-        in_crop = [_rescale(d, factor) for d in detections]
+        in_crop = [rescaled(d, factor) for d in detections]
         # Cut each face out along its outline, not the whole axis-aligned box; a boxes-only model's
         # faces are turned along the rows. A tile whose outline is at a slant against its
         # neighbours' is read a second time, squared onto them (none for a boxes-only model), and a
@@ -174,18 +170,10 @@ class PhotoPipeline:
         readings = self.classifier.classify(crop_image, faces, top_k=TOP_K, second_outlines=seconds)
         timings["classify"] = time.perf_counter() - started - timings["load"] - timings["detect"]
 
-        def classify(detections: list[Detection]) -> list[TileReading]:
-            in_crop = [_rescale(d, crop_scale) for d in detections]
-            read = self.classifier.classify(crop_image, in_crop, top_k=TOP_K)
-            return [TileReading(d, r.candidates) for d, r in zip(detections, read, strict=True)]
-
-        def read_flowers(detections: list[Detection]) -> np.ndarray | None:
-            in_crop = [_rescale(d, crop_scale) for d in detections]
-            return self.classifier.flower_probabilities(crop_image, in_crop)
-
-        found = [TileReading(_rescale(d, 1.0 / crop_scale), r.candidates)
+        perception = Perception(self.classifier, crop_image, crop_scale)
+        found = [TileReading(rescaled(d, 1.0 / crop_scale), r.candidates)
                  for d, r in zip(in_crop, readings, strict=True)]
-        return TilesRead(with_false_turns_undone(found, classify), classify, read_flowers)
+        return TilesRead(with_false_turns_undone(found, perception.classify), perception)
 
     def _network_side(self) -> int:
         """The detector's own input size (512 when a stand-in detector does not say)."""
@@ -194,7 +182,7 @@ class PhotoPipeline:
     def _read_closer(self, source: PhotoSource | ArraySource | RegionSource, look: Look, scale: float,
                      timings: dict[str, float], closer_looks: int, finer: float) -> TilesRead | Refusal:
         """:meth:`_read_tiles` of the window ``look`` names (in the pixels of the image seen at
-        ``scale``), its readings and reading functions in the photo's full-resolution pixels."""
+        ``scale``), its readings and perception in the photo's full-resolution pixels."""
         x1, y1, x2, y2 = (value / scale for value in look.region)
         width, height = source.full_size
         region = (max(0, math.floor(x1)), max(0, math.floor(y1)), min(width, math.ceil(x2)),
@@ -205,19 +193,10 @@ class PhotoPipeline:
                                   finer=finer)
         if isinstance(looked, Refusal):
             return looked
-        readings, classify, read_flowers = looked
         timings.update({f"first_{key}": value for key, value in first.items()})
         dx, dy = window.offset
-
-        def classify_in_photo(detections: list[Detection]) -> list[TileReading]:
-            read = classify([shifted(d, -dx, -dy) for d in detections])
-            return [TileReading(d, r.candidates) for d, r in zip(detections, read, strict=True)]
-
-        def read_flowers_in_photo(detections: list[Detection]) -> np.ndarray | None:
-            return read_flowers([shifted(d, -dx, -dy) for d in detections])
-
-        found = [TileReading(shifted(r.detection, dx, dy), r.candidates) for r in readings]
-        return TilesRead(found, classify_in_photo, read_flowers_in_photo)
+        found = [TileReading(shifted(r.detection, dx, dy), r.candidates) for r in looked.readings]
+        return TilesRead(found, looked.perception.within(dx, dy))
 
     def faint_tiles(self, readings: list[TileReading]) -> list[int]:
         """Indices of the tiles found below the detector's own threshold (kept because they extend a
@@ -255,7 +234,7 @@ class PhotoPipeline:
         look_seconds = time.perf_counter() - started  # what one look's models take on this machine
         setup = setup or HandSetup.of(rules, table, context, named)
         image = str(path)
-        result = self._read_hand(looked, setup, image, budget=budget.part(LOOK_SEARCH_BUDGET))
+        result = self._read_hand(*looked.readers(), setup, image, budget=budget.part(LOOK_SEARCH_BUDGET))
         if isinstance(result, Refusal):
             refusal = result
             result = self._read_finer(source, setup, image, budget=budget, look_seconds=look_seconds)
@@ -289,7 +268,7 @@ class PhotoPipeline:
                                       finer=size / self._network_side())
             if isinstance(looked, Refusal):
                 continue
-            result = self._read_hand(looked, setup, image, cut_merged=False, budget=budget)
+            result = self._read_hand(*looked.readers(), setup, image, cut_merged=False, budget=budget)
             if isinstance(result, Refusal):
                 continue
             note = (f"read from a second look with the detector at {size} pixels; the first look found no "
@@ -309,7 +288,8 @@ class PhotoPipeline:
         for a finer look's whole reading."""
         if budget.expired():
             return None
-        result = self._read_hand(looked, setup, image, last_resort=True, cut_merged=False, budget=budget)
+        result = self._read_hand(*looked.readers(), setup, image, last_resort=True, cut_merged=False,
+                                 budget=budget)
         if isinstance(result, Refusal):
             return None
         report = None if result.report is None else replace(result.report, score_stable=False)
@@ -324,14 +304,16 @@ class PhotoPipeline:
         budget = Budget(FRAME_BUDGET)
         looked = self._read_tiles(image_bgr)
         result = looked if isinstance(looked, Refusal) else self._read_hand(
-            looked, HandSetup.of(rules, table, context), name, budget=budget)
+            *looked.readers(), HandSetup.of(rules, table, context), name, budget=budget)
         if isinstance(result, Refusal):
             raise refusal_error(result)
         return result
 
-    def _read_hand(self, looked: TilesRead, setup: HandSetup, image: str, *, last_resort: bool = False,
-                   cut_merged: bool = True, budget: Budget | None = None) -> PhotoResult | Refusal:
-        """The hand read with the second looks (``vision.pipeline.looks.read_with_second_looks``),
+    def _read_hand(self, readings: list[TileReading], classify: Classify, read_flowers: ReadFlowers | None,
+                   setup: HandSetup, image: str, *, last_resort: bool = False, cut_merged: bool = True,
+                   budget: Budget | None = None) -> PhotoResult | Refusal:
+        """``readings`` (``classify`` and ``read_flowers`` reading more detections on their image) read
+        into a hand with the second looks (``vision.pipeline.looks.read_with_second_looks``),
         then, when it reads, once more with the flower model's looks at tiles left out beside it and
         at two flowers found as one outline (``read_flowers_again``). ``last_resort``: see
         :func:`read_outcome`; ``cut_merged``: see ``read_with_second_looks``; ``budget``: what every
@@ -340,10 +322,10 @@ class PhotoPipeline:
             return read_outcome(tiles, setup, image=image, infer_unseen=True,
                                 optional=self.faint_tiles(tiles), last_resort=last_resort, budget=budget)
 
-        result = read_with_second_looks(looked.readings, looked.classify, read, cut_merged=cut_merged)
-        if isinstance(result, Refusal) or looked.read_flowers is None:
+        result = read_with_second_looks(readings, classify, read, cut_merged=cut_merged)
+        if isinstance(result, Refusal) or read_flowers is None:
             return result
-        return read_flowers_again(result, looked.classify, looked.read_flowers, read)
+        return read_flowers_again(result, classify, read_flowers, read)
 
     def read_hand(self, readings: list[TileReading], classify: Classify, *, image: str = "",
                   rules: Rules = None, table: TableSettings | None = None, context: Context = None,
@@ -351,8 +333,7 @@ class PhotoPipeline:
         """Tiles already read (``classify`` reading more on the same image) into a scored hand, as
         a photo's first look reads them, with no budget; InputError (of the refusal's kind) when
         they make none."""
-        looked = TilesRead(readings, classify, read_flowers)
-        result = self._read_hand(looked, HandSetup.of(rules, table, context), image)
+        result = self._read_hand(readings, classify, read_flowers, HandSetup.of(rules, table, context), image)
         if isinstance(result, Refusal):
             raise refusal_error(result)
         return result
