@@ -78,13 +78,13 @@ def test_a_row_two_short_is_not_laid_out_again_for_each_tile_near_it(monkeypatch
     scene.tiles.append(SceneTile("3z", 7 * SHORT, LONG * 1.4))  # lying flat in front of the row
     readings = scene.readings(angle_degrees=10)
     calls = []
-    real = pipeline.layout_candidates
+    real = pipeline.layouts_of
 
     def counted(*args, **kwargs):
         calls.append(args)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(pipeline, "layout_candidates", counted)
+    monkeypatch.setattr(pipeline, "layouts_of", counted)
     with pytest.raises(InputError, match="2 tiles are missing"):
         read_readings(readings, infer_unseen=True)
     assert len(calls) == 1  # the photo's own layouts, and no retry with the tile in front turned

@@ -28,18 +28,18 @@ from vision.decode.hand import (
     SEARCH_BUDGET,
     HandReading,
     TileChange,
-    UnbelievedReadingError,
     decode_hand,
+    decode_reading,
     expected_standing_tiles,
     hand_size_of,
 )
 from vision.decode.judge import special_shape_possible
 from vision.decode.options import FLOOR
+from vision.decode.refusals import TileCountError, UnbelievedReadingError, refusal_error
 from vision.decode.search import ALTERNATIVE_RATIO, MAX_ALTERNATIVES
 from vision.types import DecodedGroup, LegalReading
 
 __all__ = ["ALTERNATIVE_RATIO", "FLOOR", "MAX_ALTERNATIVES", "MAX_CHANGES", "MIN_LIKELIHOOD_RATIO",
-           "SEARCH_BUDGET",
-           "Budget", "BudgetLimits", "DecodedGroup", "HandReading", "LegalReading", "TileChange",
-           "UnbelievedReadingError", "decode_hand", "expected_standing_tiles", "hand_size_of",
-           "special_shape_possible"]
+           "SEARCH_BUDGET", "Budget", "BudgetLimits", "DecodedGroup", "HandReading", "LegalReading",
+           "TileChange", "TileCountError", "UnbelievedReadingError", "decode_hand", "decode_reading",
+           "expected_standing_tiles", "hand_size_of", "refusal_error", "special_shape_possible"]

@@ -8,15 +8,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from scoring.errors import InputError
 from scoring.hand import Hand, WinContext
 from vision.decode.budget import Budget, time_limit_reason
 from vision.decode.judge import Judge
 from vision.decode.options import FLOOR, compositions, search_variables
+from vision.decode.refusals import refusal_error
 from vision.decode.search import search
-from vision.decode.unseen import UnseenTile, unseen_tiles
+from vision.decode.unseen import UnseenTile, unseen_count
 from vision.report.tile_places import tile_place
-from vision.types import HAND_SIZE, GroupRole, Layout, LegalReading, TileReading
+from vision.types import HAND_SIZE, GroupRole, Layout, LegalReading, Refusal, TileReading
 
 if TYPE_CHECKING:
     from scoring import RuleSet, TableSettings
@@ -31,15 +31,6 @@ MIN_LIKELIHOOD_RATIO = 1e-4
 MAX_CHANGES = 3
 #: Whole-hand readings examined before giving up.
 SEARCH_BUDGET = 30_000
-
-
-class UnbelievedReadingError(InputError):
-    """The nearest winning hand needs changes too unlikely or too many to believe; ``fixes`` are the
-    ``--fix`` (READ, TRUE) pairs that would read it so, for a player or a tool to offer."""
-
-    def __init__(self, message: str, fixes: tuple[tuple[str, str], ...]) -> None:
-        super().__init__(message)
-        self.fixes = fixes
 
 
 @dataclass(frozen=True)
@@ -138,8 +129,8 @@ def hand_size_of(rules: RuleSet | str) -> int:
     return load_ruleset(rules).hand_tiles + 1
 
 
-def _changes(readings: list[TileReading], layout: Layout, best: LegalReading) -> list[TileChange]:
-    """Seen tiles whose decoded code is not the classifier's first choice; refused (InputError) when
+def _changes(readings: list[TileReading], layout: Layout, best: LegalReading) -> list[TileChange] | Refusal:
+    """Seen tiles whose decoded code is not the classifier's first choice; refused when
     together they are too unlikely to believe (MIN_LIKELIHOOD_RATIO) or too many (MAX_CHANGES); the
     refusal names the ``--fix`` flags that would read the hand so (``vision.tile_fixes``)."""
     changes = []
@@ -152,20 +143,20 @@ def _changes(readings: list[TileReading], layout: Layout, best: LegalReading) ->
                                   tile_place(i, best.groups, readings, layout.winning_index)))
     ratio = math.prod(max(c.decoded_probability, FLOOR) / max(c.top1_probability, FLOOR) for c in changes)
     if ratio < MIN_LIKELIHOOD_RATIO:
-        raise _unbelieved("needs changes the classifier finds unlikely", changes)
+        return _unbelieved("needs changes the classifier finds unlikely", changes)
     if len(changes) > MAX_CHANGES:
-        raise _unbelieved(f"reads {len(changes)} tiles otherwise than the classifier, too many to trust",
-                          changes)
+        return _unbelieved(f"reads {len(changes)} tiles otherwise than the classifier, too many to trust",
+                           changes)
     return changes
 
 
-def _unbelieved(why: str, changes: list[TileChange]) -> UnbelievedReadingError:
+def _unbelieved(why: str, changes: list[TileChange]) -> Refusal:
     """The refusal of a reading whose ``changes`` are not believed, naming them and their fixes."""
     listed = ", ".join(c.describe(with_probability=True) for c in changes[:6])
     pairs = tuple((c.top1, c.decoded) for c in changes)
     fixes = " ".join(f"--fix {top1}={decoded}" for top1, decoded in pairs[:6])
-    return UnbelievedReadingError(f"not a winning hand as read: the nearest winning hand {why} ({listed}); "
-                                  f"if the tiles are so, say it: {fixes}", pairs)
+    return Refusal(f"not a winning hand as read: the nearest winning hand {why} ({listed}); "
+                   f"if the tiles are so, say it: {fixes}", pairs)
 
 
 #: Start of the layout's warning that no winning tile is shown (``vision.layout.winning.winning_tile``).
@@ -190,6 +181,18 @@ def decode_hand(readings: list[TileReading], layout: Layout, rules: RuleSet | st
                 context: WinContext | None = None, limit: int = SEARCH_BUDGET,
                 infer_unseen: bool = True, kong_faces: Sequence[str] = (),
                 budget: Budget | None = None) -> HandReading:
+    """:func:`decode_reading`, its refusal raised as InputError of its kind (``vision.decode.refusals``)."""
+    decoded = decode_reading(readings, layout, rules, table, context, limit, infer_unseen, kong_faces, budget)
+    if isinstance(decoded, Refusal):
+        raise refusal_error(decoded)
+    return decoded
+
+
+def decode_reading(readings: list[TileReading], layout: Layout, rules: RuleSet | str = "taiwan",
+                   table: TableSettings | None = None,
+                   context: WinContext | None = None, limit: int = SEARCH_BUDGET,
+                   infer_unseen: bool = True, kong_faces: Sequence[str] = (),
+                   budget: Budget | None = None) -> HandReading | Refusal:
     """The most probable legal winning hand for these readings laid out this way (``kong_faces``: the
     faces the player named for concealed kongs of four backs, :func:`search_variables`). One search examines
     at most ``limit`` readings, and no more than ``budget`` (the photo's, ``vision.decode.budget``) has left,
@@ -197,41 +200,49 @@ def decode_hand(readings: list[TileReading], layout: Layout, rules: RuleSet | st
 
     When the standing row is one tile short (and ``infer_unseen``), one unseen tile joins the hand
     (``vision.decode.unseen``); it is the winning tile if the layout found none, else a plain concealed tile.
-    Raises InputError when no legal reading exists among the candidates (wrong tile count, or a
-    hand that is not a winning hand however its tiles are read), or none was found in the budget.
+    A :class:`~vision.types.Refusal` when no legal reading exists among the candidates (wrong tile
+    count, or a hand that is not a winning hand however its tiles are read), or none was found in
+    the budget.
     """
     concealed_group = next(g for g in layout.groups if g.role is GroupRole.CONCEALED)
     standing = len(concealed_group.tile_indices)
     size = hand_size_of(rules)
-    unseen = unseen_tiles(standing, expected_standing_tiles(layout, size), infer_unseen, size) == 1
+    count = unseen_count(standing, expected_standing_tiles(layout, size), infer_unseen, size)
+    if isinstance(count, Refusal):
+        return count
+    unseen = count == 1
     variables = search_variables(readings, layout, kong_faces)
+    if isinstance(variables, Refusal):
+        return variables
     melds_count = sum(1 for g in layout.groups if g.role in (GroupRole.MELD, GroupRole.CONCEALED_KONG))
     judge = Judge(rules, table, melds_count, context or WinContext())
     if budget is not None:
         spent = budget.spent()
         if spent is not None:
-            raise InputError("not a winning hand: no legal reading found before the photo's search budget "
-                             f"({spent.limits.readings} readings) was spent")
+            return Refusal("not a winning hand: no legal reading found before the photo's search budget "
+                           f"({spent.limits.readings} readings) was spent")
         if budget.expired():
-            raise InputError(f"{time_limit_reason(budget)}; the layouts and looks left were not tried")
+            return Refusal(f"{time_limit_reason(budget)}; the layouts and looks left were not tried")
         limit = budget.allowance(limit)
     found = search(readings, layout, variables, judge, unseen, limit, budget)
     if budget is not None:
         budget.spend(min(found.searched, limit))  # the last one counted may be the one not examined
     best = found.best
     if best is None and found.timed_out:
-        raise InputError(f"{time_limit_reason(budget)}; the search stopped after {found.searched} readings "
-                         "with no legal winning hand")
+        return Refusal(f"{time_limit_reason(budget)}; the search stopped after {found.searched} readings "
+                       "with no legal winning hand")
     if best is None:
         missing = " with one tile not visible (no tile completes it)" if unseen else ""
-        raise InputError(f"not a winning hand{missing}: no reading of these tiles within the classifier's "
-                         f"alternatives is a legal winning hand (searched {found.searched - 1} readings); "
-                         "--annotate shows each tile as read, --fix READ=TRUE corrects one")
+        return Refusal(f"not a winning hand{missing}: no reading of these tiles within the classifier's "
+                       f"alternatives is a legal winning hand (searched {found.searched - 1} readings); "
+                       "--annotate shows each tile as read, --fix READ=TRUE corrects one")
     # Among the legal readings, the best one's share. If the search stopped early, every unexamined
     # reading might be legal too, so the share is taken against that mass as well (a lower bound).
     normaliser = found.legal_mass + (0.0 if found.complete else max(0.0, 1.0 - found.examined_mass))
     confidence = best.probability / normaliser if normaliser > 0 else 0.0
     changes = _changes(readings, layout, best)
+    if isinstance(changes, Refusal):
+        return changes
     unseen_tile = None
     if unseen:
         unseen_tile = UnseenTile(winning=layout.winning_index is None, completions=(best, *found.completions))

@@ -8,10 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import permutations
 
-from scoring.errors import InputError
 from scoring.tiles import FLOWER_CODES, SET_TILE_CODES, is_suited, next_in_suit
 from vision.layout import back_mass
-from vision.types import GroupRole, Layout, TileReading
+from vision.types import GroupRole, Layout, Refusal, TileReading
 
 #: Probability given to a code the classifier did not list among its top-k.
 FLOOR = 1e-6
@@ -92,12 +91,13 @@ def compositions(size: int) -> list[tuple[int, ...]]:
     return out
 
 
-def group_options(readings: list[TileReading], indices: tuple[int, ...]) -> tuple[Option, ...]:
-    """Exposed tiles in one touching run: every split into legal sets, best first."""
+def group_options(readings: list[TileReading], indices: tuple[int, ...]) -> tuple[Option, ...] | Refusal:
+    """Exposed tiles in one touching run: every split into legal sets, best first; a refusal when
+    their count splits into none."""
     splits = compositions(len(indices))
     if not splits:
-        raise InputError(f"{len(indices)} touching tiles in front of the hand cannot be split into sets "
-                         "of 3 or 4; leave a gap between the exposed sets")
+        return Refusal(f"{len(indices)} touching tiles in front of the hand cannot be split into sets "
+                       "of 3 or 4; leave a gap between the exposed sets")
     options: list[Option] = []
     for split in splits:
         parts, start = [], 0
@@ -136,10 +136,11 @@ def named_kong(face: str, indices: tuple[int, ...]) -> tuple[Option, ...]:
 
 
 def search_variables(readings: list[TileReading], layout: Layout, kong_faces: Sequence[str] = ()
-               ) -> list[Variable]:
+                     ) -> list[Variable] | Refusal:
     """One variable per standing tile and flower, one per set. A concealed kong of four backs takes the
     next face the player named (``kong_faces``) unless another tile of the hand reads as that face (the
-    kong could not hide it: ``vision.repairs.hidden_kong.give_kong_faces`` then says so)."""
+    kong could not hide it: ``vision.repairs.hidden_kong.give_kong_faces`` then says so). A refusal
+    when a run of exposed tiles splits into no sets."""
     variables: list[Variable] = []
     named: list[str] = []
     if kong_faces:  # (decoding runs many times a photo; most photos name nothing)
@@ -159,6 +160,8 @@ def search_variables(readings: list[TileReading], layout: Layout, kong_faces: Se
                        else kong_options(readings, group.tile_indices))
             variables.append(Variable(group.role, group.tile_indices, options))
         else:
-            variables.append(Variable(group.role, group.tile_indices,
-                                       group_options(readings, group.tile_indices)))
+            split = group_options(readings, group.tile_indices)
+            if isinstance(split, Refusal):
+                return split
+            variables.append(Variable(group.role, group.tile_indices, split))
     return variables

@@ -1,30 +1,35 @@
-"""The layout's and the decoder's refusals as :class:`~vision.types.Refusal` values and back.
+"""The decoder's refusals: the :class:`~vision.types.Refusal` values it returns, and the exceptions
+its raising entry points (``decode_hand``, ``unseen_tiles``, ``read_readings``) give for them.
 
-The layout and the decoder are public functions that raise ``InputError`` (with its kinds: a tile
-count that is no hand, a hand only unlikely corrections make legal) for their own callers; the
-photo's search takes their answer as a value at one place (``vision.pipeline.layouts``), and the
-raising entry points (``read_readings``, ``PhotoPipeline.read_image``) turn a refusal back into the
-same exception at theirs.
+The photo's search passes refusals on as values; only a caller that wants an exception (a test, a
+script, the command line's one-line error) turns one back, keeping its kind: a tile count that is
+no hand (:class:`TileCountError`), a hand only unlikely corrections make legal
+(:class:`UnbelievedReadingError`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
-
 from scoring.errors import InputError
-from vision.decode.hand import UnbelievedReadingError
-from vision.decode.unseen import TileCountError
 from vision.types import Refusal
 
-Value = TypeVar("Value")
+
+class TileCountError(InputError):
+    """The tiles found are not a hand's count: too many or too few standing for the sets laid down.
+    A detection fault (a tile found as two, one missed) shows first as this. ``surplus`` is how many
+    standing tiles there are beyond the count (negative when short)."""
+
+    def __init__(self, message: str, surplus: int = 0) -> None:
+        super().__init__(message)
+        self.surplus = surplus
 
 
-def refusal_of(error: InputError) -> Refusal:
-    """What ``error`` says, as a value: its line, the fixes it names, the tile count's surplus."""
-    fixes = error.fixes if isinstance(error, UnbelievedReadingError) else ()
-    surplus = error.surplus if isinstance(error, TileCountError) else None
-    return Refusal(str(error), tuple(fixes), surplus)
+class UnbelievedReadingError(InputError):
+    """The nearest winning hand needs changes too unlikely or too many to believe; ``fixes`` are the
+    ``--fix`` (READ, TRUE) pairs that would read it so, for a player or a tool to offer."""
+
+    def __init__(self, message: str, fixes: tuple[tuple[str, str], ...]) -> None:
+        super().__init__(message)
+        self.fixes = fixes
 
 
 def refusal_error(refusal: Refusal) -> InputError:
@@ -34,11 +39,3 @@ def refusal_error(refusal: Refusal) -> InputError:
     if refusal.fixes:
         return UnbelievedReadingError(refusal.reason, refusal.fixes)
     return InputError(refusal.reason)
-
-
-def answer_of(work: Callable[[], Value]) -> Value | Refusal:
-    """``work()``, or its refusal: how the search takes the layout's and the decoder's answers."""
-    try:
-        return work()
-    except InputError as error:
-        return refusal_of(error)

@@ -20,40 +20,42 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scoring.errors import InputError
 from scoring.shapes import SPECIAL_SHAPES, winning_tiles
 from scoring.tiles import SET_TILE_CODES
-from vision.types import HAND_SIZE, LegalReading
+from vision.decode.refusals import TileCountError, refusal_error
+from vision.types import HAND_SIZE, LegalReading, Refusal
+
+__all__ = ["TileCountError", "UNSEEN_LOG_PRIOR", "UnseenTile", "unseen_codes", "unseen_count", "unseen_tiles"]
 
 #: Log prior of each code for the unseen tile: uniform over the 34 set tiles (the photo shows nothing).
 UNSEEN_LOG_PRIOR = math.log(1.0 / len(SET_TILE_CODES))
 
 
-class TileCountError(InputError):
-    """The tiles found are not a hand's count: too many or too few standing for the sets laid down.
-    A detection fault (a tile found as two, one missed) shows first as this. ``surplus`` is how many
-    standing tiles there are beyond the count (negative when short)."""
-
-    def __init__(self, message: str, surplus: int = 0) -> None:
-        super().__init__(message)
-        self.surplus = surplus
-
-
 def unseen_tiles(standing: int, expected: int, infer: bool = True, hand_size: int = HAND_SIZE) -> int:
+    """:func:`unseen_count`, its refusal raised as :class:`~vision.decode.refusals.TileCountError`."""
+    count = unseen_count(standing, expected, infer, hand_size)
+    if isinstance(count, Refusal):
+        raise refusal_error(count)
+    return count
+
+
+def unseen_count(standing: int, expected: int, infer: bool = True,
+                 hand_size: int = HAND_SIZE) -> int | Refusal:
     """How many tiles of the hand the photo does not show, from the ``standing`` tiles found and the
     ``expected`` count the sets on the table require (``vision.decode.expected_standing_tiles``): 0, or
     1 when the row is exactly one short and ``infer`` allows reading it. Any other count cannot be
-    read: TileCountError naming the counts and the likely cause. ``hand_size``: the tiles of a
-    complete hand under the rule set (:data:`vision.types.HAND_SIZE`, 14 for a 13-tile game)."""
+    read: a refusal naming the counts and the likely cause, with the count's ``surplus``.
+    ``hand_size``: the tiles of a complete hand under the rule set (:data:`vision.types.HAND_SIZE`,
+    14 for a 13-tile game)."""
     short = expected - standing
     if short == 0 or (short == 1 and infer):
         return short
     sets = (hand_size - expected) // 3
     most = (hand_size - 2) // 3
     if sets > most:
-        raise TileCountError(f"not a hand: {sets} sets found laid on the table, and a hand holds at most "
-                             f"{most}; is the photo of a whole tile set laid out, or of more than "
-                             "one hand?", surplus=-short)
+        return Refusal(f"not a hand: {sets} sets found laid on the table, and a hand holds at most "
+                       f"{most}; is the photo of a whole tile set laid out, or of more than one hand?",
+                       surplus=-short)
     hint = ""
     if short == 1:
         hint = "; is a tile hidden or outside the picture?"
@@ -64,10 +66,9 @@ def unseen_tiles(standing: int, expected: int, infer: bool = True, hand_size: in
         hint += "; sets laid behind a standing row are often hidden by it: take the photo from higher up"
     elif short == -1:
         hint = "; is a tile from outside the hand (a discard, the wall) in the row?"
-    raise TileCountError(f"not a winning hand: {standing} standing tiles with {sets} set(s) on the table; "
-                     f"a complete hand has {expected} ({hand_size} with no sets laid down, 3 fewer per set)"
-                     f"{hint}",
-                     surplus=-short)
+    return Refusal(f"not a winning hand: {standing} standing tiles with {sets} set(s) on the table; "
+                   f"a complete hand has {expected} ({hand_size} with no sets laid down, 3 fewer per set)"
+                   f"{hint}", surplus=-short)
 
 
 def unseen_codes(standing: list[int], in_hand: list[int], special_shapes: bool) -> list[str]:

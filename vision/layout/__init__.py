@@ -25,11 +25,12 @@ sets and kongs) and :mod:`~vision.layout.candidates` (the layouts, put together)
 """
 
 from vision.layout.candidates import (
-    FaceDownRowError,
+    FACE_DOWN_ROW,
     concealed_row_in,
     concealed_row_of_sure_tiles,
     layout_candidates,
     layout_tiles,
+    layouts_of,
 )
 from vision.layout.rows import (
     FLOWER_MASS,
@@ -45,7 +46,7 @@ from vision.layout.rows import (
 __all__ = [
     "FLOWER_MASS",
     "TILE_ASPECT",
-    "FaceDownRowError",
+    "FACE_DOWN_ROW",
     "back_mass",
     "concealed_row_in",
     "concealed_row_of_sure_tiles",
@@ -54,6 +55,7 @@ __all__ = [
     "flower_mass",
     "layout_candidates",
     "layout_tiles",
+    "layouts_of",
     "looks_like_flower",
     "row_angle",
 ]

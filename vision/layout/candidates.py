@@ -14,14 +14,15 @@ from vision.layout.hand import GRID_LINES, hand_runs, stacked_rows
 from vision.layout.rows import Frame, Tile, plain_count, readings_row_angle, to_tiles, touching_runs
 from vision.layout.sets import SURE_FLOWER, exposed_groups, fit_count, partial_kong, sets_of
 from vision.layout.winning import lying_beside, winning_tile
-from vision.types import HAND_SIZE, GroupRole, Layout, TileGroup, TileReading
+from vision.types import HAND_SIZE, GroupRole, Layout, Refusal, TileGroup, TileReading
 
 #: A run of at least this many face-up tiles away from the hand means a second hand.
 LONG_RUN = 8
 
 
-class FaceDownRowError(InputError):
-    """The row taken for the concealed one is mostly backs: a Ting hand, or a wall taken for the row."""
+#: Why a row taken for the concealed one is refused when it is mostly backs: a Ting hand, or a wall
+#: taken for the row (the next row is tried; this reason stands if none reads).
+FACE_DOWN_ROW = "the concealed tiles are face-down (Ting?); turn them face up to read the hand"
 
 
 def layout_tiles(readings: list[TileReading], hand_size: int = HAND_SIZE) -> Layout:
@@ -29,7 +30,8 @@ def layout_tiles(readings: list[TileReading], hand_size: int = HAND_SIZE) -> Lay
 
     Groups hold indices into ``readings``; the concealed group includes the winning tile. A MELD
     group may hold several touching sets (6-8 tiles): the decoder splits it into legal sets.
-    Raises InputError when there are no tiles, two hands, or a face-down concealed row.
+    Raises InputError when there are no tiles, two hands, or a face-down concealed row
+    (:func:`layouts_of` gives the refusal as a value).
     ``hand_size``: the tiles of a complete hand under the rule set (:data:`vision.types.HAND_SIZE`).
     """
     return layout_candidates(readings, limit=1, hand_size=hand_size)[0]
@@ -37,6 +39,15 @@ def layout_tiles(readings: list[TileReading], hand_size: int = HAND_SIZE) -> Lay
 
 def layout_candidates(readings: list[TileReading], limit: int = 3, complete_kongs: bool = False,
                       hand_size: int = HAND_SIZE) -> list[Layout]:
+    """:func:`layouts_of`, its refusal raised as InputError."""
+    layouts = layouts_of(readings, limit, complete_kongs, hand_size)
+    if isinstance(layouts, Refusal):
+        raise InputError(layouts.reason)
+    return layouts
+
+
+def layouts_of(readings: list[TileReading], limit: int = 3, complete_kongs: bool = False,
+               hand_size: int = HAND_SIZE) -> list[Layout] | Refusal:
     """Up to ``limit`` layouts, most plausible first, differing in which row is the concealed one.
 
     Two rows can both fit the tile count (four standing tiles and ten exposed in a row in front of
@@ -45,35 +56,38 @@ def layout_candidates(readings: list[TileReading], limit: int = 3, complete_kong
     three backs as a concealed kong whose other backs were not found, when the hand is one set short
     (:func:`partial_kong`); a photo may, the camera should not (the player may still be laying it).
     ``hand_size``: the tiles of a complete hand, a kong as 3 (17; 14 under a 13-tile rule set).
+    A refusal when there are no tiles, two hands, a grid, or only face-down rows.
     """
     if not readings:
-        raise InputError("no tiles found in the photo")
+        return Refusal("no tiles found in the photo")
     tiles = to_tiles(readings, readings_row_angle(readings))
     runs = touching_runs(tiles)
     if sum(t.face_down for t in tiles) * 2 > len(tiles) and not any(plain_count(r) >= 2 for r in runs):
-        raise InputError("the concealed tiles are face-down (Ting?); turn them face up to read the hand")
+        return Refusal(FACE_DOWN_ROW)
     rows = choose_concealed(runs, hand_size)
+    if isinstance(rows, Refusal):
+        return rows
     layouts: list[Layout] = []
-    first_error: InputError | None = None
+    face_down: Refusal | None = None
     considered = limit  # rows looked at: the ``limit`` likeliest, and one more per row of backs
     for row in rows:
         if considered == 0:  # also when ``limit`` layouts are made: each took one look
             break
         considered -= 1
-        try:
-            layouts.append(_layout_for(readings, runs, row, complete_kongs, hand_size))
-        except FaceDownRowError as error:
+        layout = _layout_for(readings, runs, row, complete_kongs, hand_size)
+        if isinstance(layout, Layout):
+            layouts.append(layout)
+        elif layout.reason == FACE_DOWN_ROW:
             # A row of backs (a wall that the tile count fitted better than the hand's row) gives
             # way to the next row; if no row reads, the likeliest row's reason is the one given.
-            first_error = first_error or error
+            face_down = face_down or layout
             considered += 1
-        except InputError:
-            if not layouts and first_error is None:
-                raise  # the likeliest row's reason (two hands, a grid) stands
-            # an unlikely reading of the rows that makes no sense; the first one stands
+        elif not layouts and face_down is None:
+            return layout  # the likeliest row's reason (two hands, a grid) stands
+        # else an unlikely reading of the rows that makes no sense; the first one stands
     if not layouts:
-        assert first_error is not None
-        raise first_error
+        assert face_down is not None  # every other refusal of the first row was returned above
+        return face_down
     return layouts
 
 
@@ -84,11 +98,10 @@ def concealed_row_of_sure_tiles(readings: list[TileReading],
     None when the sure tiles make no layout. For the second looks at a photo (a tile read turned, a
     tile too many), which ask where the row lies before the hand is read again."""
     sure = [i for i, reading in enumerate(readings) if not reading.detection.spare]
-    try:
-        layout = layout_candidates([readings[i] for i in sure], hand_size=hand_size)[0]
-    except InputError:
+    layouts = layouts_of([readings[i] for i in sure], hand_size=hand_size)
+    if isinstance(layouts, Refusal):
         return None
-    found = concealed_row_in(layout)
+    found = concealed_row_in(layouts[0])
     if found is None:
         return None
     row, winning = found
@@ -105,7 +118,9 @@ def concealed_row_in(layout: Layout) -> tuple[list[int], int | None] | None:
 
 
 def _layout_for(readings: list[TileReading], runs: list[list[Tile]], row: list[int],
-                complete_kongs: bool = False, hand_size: int = HAND_SIZE) -> Layout:
+                complete_kongs: bool = False, hand_size: int = HAND_SIZE) -> Layout | Refusal:
+    """The hand laid out with ``row`` (run indices) as its concealed row; a refusal when that makes
+    two hands, a grid, or a row mostly of backs (:data:`FACE_DOWN_ROW`)."""
     concealed = [t for k in row for t in runs[k]]
     frame = Frame.of(concealed)
     concealed.sort(key=lambda t: float(np.array([t.x, t.y]) @ frame.direction))
@@ -115,13 +130,13 @@ def _layout_for(readings: list[TileReading], runs: list[list[Tile]], row: list[i
     far = [r for r in rest if not any(r is n for n in near)]
     long_runs = [r for r in far if plain_count(r) >= LONG_RUN]
     if long_runs and plain_count(concealed) >= LONG_RUN:
-        raise InputError(f"the photo seems to show two hands (rows of {plain_count(concealed)} and "
-                         f"{plain_count(long_runs[0])} standing tiles); photograph one hand at a time")
+        return Refusal(f"the photo seems to show two hands (rows of {plain_count(concealed)} and "
+                       f"{plain_count(long_runs[0])} standing tiles); photograph one hand at a time")
     stacked = stacked_rows(frame, concealed, near)
     if stacked >= GRID_LINES:
-        raise InputError(f"the photo seems to show tiles laid out in a grid ({stacked} rows of three or "
-                         "more, one behind another), not one hand; photograph one player's hand as laid "
-                         "down at the table")
+        return Refusal(f"the photo seems to show tiles laid out in a grid ({stacked} rows of three or "
+                       "more, one behind another), not one hand; photograph one player's hand as laid "
+                       "down at the table")
     winning, source = winning_tile(concealed, frame, near, warnings)
     standing = sum(1 for t in concealed if not t.flower or t.flower_p < SURE_FLOWER)
     rival = lying_beside(frame, near) if source is None and winning is not None and winning.rotated else None
@@ -166,8 +181,7 @@ def _layout_for(readings: list[TileReading], runs: list[list[Tile]], row: list[i
         concealed_indices.append(winning_index)
     face_down = [i for i in concealed_indices if readings[i].detection.face_down]
     if face_down and len(face_down) * 2 > len(concealed_indices):
-        raise FaceDownRowError("the concealed tiles are face-down (Ting?); turn them face up to read the "
-                               "hand")
+        return Refusal(FACE_DOWN_ROW)
     groups.insert(0, TileGroup(GroupRole.CONCEALED, tuple(concealed_indices)))
     ignored_tiles = [t.index for r in far for t in r]
     if ignored_tiles:

@@ -4,12 +4,11 @@ tile count fits them.
 
 from __future__ import annotations
 
-from scoring.errors import InputError
 from vision.layout.hand import hand_runs
 from vision.layout.rows import Frame, Tile, plain_count
 from vision.layout.sets import sets_in
 from vision.layout.winning import winning_tile
-from vision.types import HAND_SIZE
+from vision.types import HAND_SIZE, Refusal
 
 #: Runs in line with the concealed row (across it by at most this many tile heights) ...
 COLLINEAR = 0.45
@@ -53,12 +52,13 @@ def _facing_excess(frame: Frame, row: list[Tile], run: list[Tile]) -> float:
     return max(0.0, (near.along + facing.along) / (2 * frame.width) - 1.0)
 
 
-def choose_concealed(runs: list[list[Tile]], hand_size: int = HAND_SIZE) -> list[list[int]]:
+def choose_concealed(runs: list[list[Tile]], hand_size: int = HAND_SIZE) -> list[list[int]] | Refusal:
     """Concealed-row hypotheses (as run indices), best first: standing tiles whose count fits
-    ``hand_size`` - 3 x (sets near them) before those that do not; a row with a sideways tile first."""
+    ``hand_size`` - 3 x (sets near them) before those that do not; a row with a sideways tile first.
+    A refusal when no run holds two face-up tiles."""
     candidates = [i for i, run in enumerate(runs) if plain_count(run) >= 2]
     if not candidates:
-        raise InputError("no standing tiles found: lay the hand out face up in a row")
+        return Refusal("no standing tiles found: lay the hand out face up in a row")
     rows: list[list[int]] = []
     for i in sorted(candidates, key=lambda i: (-plain_count(runs[i]), -len(runs[i]))):
         if not any(i in row for row in rows):

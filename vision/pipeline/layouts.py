@@ -10,10 +10,9 @@ import numpy as np
 from scoring.hand import WinContext
 from scoring.rules import RuleSet
 from scoring.table import TableSettings
-from vision.decode import HandReading, decode_hand
+from vision.decode import HandReading, decode_reading
 from vision.decode.budget import Budget
-from vision.decode.refusals import answer_of
-from vision.layout import layout_candidates
+from vision.layout import layouts_of
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
 from vision.types import GroupRole, Layout, Refusal, TileReading
 
@@ -29,7 +28,7 @@ def decode_best_layout(readings: list[TileReading], rules: RuleSet, table: Table
     (a wrong choice of row can be one tile short too), so a photo that read before unseen tiles were
     inferred reads the same. The first layout's refusal is the one given if none reads."""
     size = rules.hand_tiles + 1
-    layouts = answer_of(lambda: layout_candidates(readings, complete_kongs=infer_unseen, hand_size=size))
+    layouts = layouts_of(readings, complete_kongs=infer_unseen, hand_size=size)
     if isinstance(layouts, Refusal):
         return layouts
     first_refusal: Refusal | None = None
@@ -54,9 +53,8 @@ def decode_best_layout(readings: list[TileReading], rules: RuleSet, table: Table
 def _decoded(readings: list[TileReading], layout: Layout, rules: RuleSet, table: TableSettings | None,
              context: WinContext, infer_unseen: bool, named: NamedTiles,
              budget: Budget | None) -> HandReading | Refusal:
-    return answer_of(lambda: decode_hand(readings, layout, rules=rules, table=table, context=context,
-                                         infer_unseen=infer_unseen, kong_faces=named.kong_faces,
-                                         budget=budget))
+    return decode_reading(readings, layout, rules=rules, table=table, context=context,
+                          infer_unseen=infer_unseen, kong_faces=named.kong_faces, budget=budget)
 
 
 def _one_short(layout: Layout, hand_size: int) -> bool:
@@ -107,8 +105,7 @@ def winning_tile_in_front(readings: list[TileReading], layout: Layout, rules: Ru
     for index in nearest[:IN_FRONT_TRIES]:
         turned = list(readings)
         turned[index] = replace(readings[index], detection=replace(readings[index].detection, rotated=True))
-        layouts = answer_of(lambda turned=turned: layout_candidates(turned, complete_kongs=True,
-                                                                     hand_size=rules.hand_tiles + 1))
+        layouts = layouts_of(turned, complete_kongs=True, hand_size=rules.hand_tiles + 1)
         if isinstance(layouts, Refusal):
             return layouts
         for layout_turned in layouts:
@@ -116,7 +113,7 @@ def winning_tile_in_front(readings: list[TileReading], layout: Layout, rules: Ru
                 continue
             decoded = _decoded(turned, layout_turned, rules, table, context, True, named, budget)
             if not isinstance(decoded, Refusal) and decoded.unseen is None:
-                decoded.warnings.append("a tile lying alone beside the concealed row was taken for the "
-                                        "winning tile (the detector did not see it turned)")
-                return layout_turned, decoded
+                warning = ("a tile lying alone beside the concealed row was taken for the winning tile (the "
+                           "detector did not see it turned)")
+                return layout_turned, replace(decoded, warnings=[*decoded.warnings, warning])
     return None
