@@ -93,24 +93,24 @@ def test_fixes_are_kept_with_the_other_named_tiles():
     assert named == NamedTiles(("5z",), "3m", (("7z", "1m"), ("2f", "6f")))
 
 
-def test_the_cli_reads_a_refused_render_once_the_player_fixes_its_winning_tile(tmp_path, capsys):
-    """Held-out render 900168 (``--render 200``): the winning 1m lies across the row's end and the
-    classifier reads it as 7z, sure, beside a concealed pung of 7z; the photo is refused with the
-    fix named, and with that fix it reads exactly as laid out."""
+def test_the_cli_reads_a_refused_render_once_the_player_fixes_its_misread_tiles(tmp_path, capsys):
+    """Held-out render 930054 (``--render 100 --seed 930000``): two of the three 1z standing with
+    the winning 1z are read 2z; the photo is refused with the two fixes named, and with them it
+    reads exactly as laid out."""
     from heldout_renders import held_out_render
 
     from vision.cli import main
 
-    path, record = held_out_render(900168, tmp_path)
+    path, record = held_out_render(930054, tmp_path)
     assert main(["photo", str(path)]) == 2
-    assert "--fix 7z=1m" in capsys.readouterr().err
-    assert main(["photo", str(path), "--json"]) == 2  # a tool gets the fix as data
-    assert json.loads(capsys.readouterr().out)["suggested_fixes"] == ["7z=1m"]
-    assert main(["photo", str(path), "--json", "--fix", "7z=1m"]) == 0
+    assert "--fix 2z=1z --fix 2z=1z" in capsys.readouterr().err
+    assert main(["photo", str(path), "--json"]) == 2  # a tool gets the fixes as data
+    assert json.loads(capsys.readouterr().out)["suggested_fixes"] == ["2z=1z", "2z=1z"]
+    assert main(["photo", str(path), "--json", "--fix", "2z=1z", "--fix", "2z=1z"]) == 0
     hand = json.loads(capsys.readouterr().out)["hand"]
     truth = record.hand
     assert sorted(hand["concealed"]) == sorted(truth["concealed"])
-    assert hand["winning_tile"] == truth["winning_tile"] == "1m"
+    assert hand["winning_tile"] == truth["winning_tile"] == "1z"
     assert sorted(hand["flowers"]) == sorted(truth["flowers"])
     def sets(melds):
         return sorted(tuple(meld["tiles"]) for meld in melds)

@@ -90,8 +90,9 @@ def test_the_live_reader_stands_a_falsely_flagged_tile_with_the_frame_classifier
 
 def test_a_held_out_render_whose_4z_the_detector_turned_reads_exactly(tmp_path, monkeypatch):
     """Held-out render 910059 (``scripts/evaluate.py hands --render 150 --seed 910000``): a 4z of
-    the concealed row comes out flagged sideways and reads 2f at 0.22; upright it reads 4z at 1.00,
-    and the hand reads exactly. Without the second reading the hand does not read."""
+    the concealed row comes out flagged sideways and reads as another face, unsure, cut across;
+    upright it reads 4z, and the hand reads exactly as seen. Without the second reading the hand
+    does not read, reads wrong, or reads only with that tile corrected."""
     path, record = held_out_render(910059, tmp_path)
     context = dict(record.hand.get("context", {}))
     labels = [tuple(t.box) for t in record.tiles]
@@ -107,9 +108,12 @@ def test_a_held_out_render_whose_4z_the_detector_turned_reads_exactly(tmp_path, 
     assert same_hand(pipeline.read_photo(path, context=context).hand, record.hand)
 
     monkeypatch.setattr(pipeline_module, "with_false_turns_undone", lambda readings, classify: readings)
-    assert flagged_standing(pipeline.read_tiles(PhotoSource(path))) == ["2f"]
+    flagged = flagged_standing(pipeline.read_tiles(PhotoSource(path)))
+    assert len(flagged) == 1 and flagged[0] != "4z"
     try:
         result = pipeline.read_photo(path, context=context)
     except PhotoReadError:
         return
-    assert not same_hand(result.hand, record.hand)
+    # Read as it was cut, the tile is a correction the decoder has to make, or the hand is wrong.
+    assert result.decoded is not None
+    assert result.decoded.changes or not same_hand(result.hand, record.hand)

@@ -26,15 +26,21 @@ LOOK_SEARCH_BUDGET = 300_000
 #: and layouts not yet tried are skipped and the photo is refused (a photo of a table that holds no
 #: hand took up to 29 s to refuse on the readings budget alone).
 TIME_LIMIT_SECONDS = 3.0
+#: Seconds of the limit kept back from the searches for what follows them: the model reads a look
+#: has under way, the refusal or result built, the answer written. The searches stop this much
+#: before the limit so that the answer itself comes within it.
+ANSWER_SECONDS = 0.4
 
 
 @dataclass(frozen=True)
 class BudgetLimits:
     """``readings``: whole-hand readings over all searches; ``seconds``: wall-clock time from the
-    start (None: no deadline)."""
+    start to the answer (None: no deadline); ``answer_seconds``: the part of it kept back for the
+    answer, so the searches' deadline comes that much earlier."""
 
     readings: int
     seconds: float | None = None
+    answer_seconds: float = 0.0
 
 
 class Budget:
@@ -47,7 +53,7 @@ class Budget:
         self.readings_left = limits.readings
         self.parent = parent
         self._clock = parent._clock if parent is not None else clock
-        own = None if limits.seconds is None else self._clock() + limits.seconds
+        own = None if limits.seconds is None else self._clock() + limits.seconds - limits.answer_seconds
         inherited = parent.deadline if parent is not None else None
         self.deadline = min((d for d in (own, inherited) if d is not None), default=None)
 
@@ -94,8 +100,8 @@ def time_limit_reason(budget: Budget) -> str:
 
 
 #: One photo's budget; a camera frame's (a frame that holds no hand must not stall the camera).
-PHOTO_BUDGET = BudgetLimits(PHOTO_SEARCH_BUDGET, TIME_LIMIT_SECONDS)
-FRAME_BUDGET = BudgetLimits(LOOK_SEARCH_BUDGET, TIME_LIMIT_SECONDS)
+PHOTO_BUDGET = BudgetLimits(PHOTO_SEARCH_BUDGET, TIME_LIMIT_SECONDS, ANSWER_SECONDS)
+FRAME_BUDGET = BudgetLimits(LOOK_SEARCH_BUDGET, TIME_LIMIT_SECONDS, ANSWER_SECONDS)
 #: A photo's readings with no deadline: what is read then depends on the photo alone, not on how
 #: fast the machine is (for tests of what a photo reads, on a busy machine).
 NO_DEADLINE = BudgetLimits(PHOTO_SEARCH_BUDGET)

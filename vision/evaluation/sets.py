@@ -2,8 +2,9 @@
 
 Held-out sets (``../shared/data``; none was trained on):
 
-* ``roboflow-chinese``, one set per shooting date (``IMG_YYYYMMDD_*`` sources with at least
-  :data:`MIN_PHOTOS` photos as uploaded, augmented copies left out). Two ways to learn: ``view``,
+* ``roboflow-chinese``, one set per shooting date (``IMG_YYYYMMDD_*`` held-out sources of
+  ``datasets/splits/roboflow-chinese.json`` with at least :data:`MIN_PHOTOS` photos as uploaded,
+  augmented copies left out). Two ways to learn: ``view``,
   one view per face (each face's first labelled tile, photos in manifest order), read the date's
   other tiles; ``photo``, every labelled tile of the first photo, read the date's other photos (the
   faces that photo lacks fall back to the shipped models).
@@ -62,15 +63,20 @@ class HeldOutSet:
 
 
 def roboflow_sets(classifier: TileClassifier, data: Path) -> list[HeldOutSet]:
-    """The roboflow-chinese photos grouped by shooting date (see the module doc)."""
+    """The roboflow-chinese photos of the split's held-out sources, grouped by shooting date (see
+    the module doc); the training sources' dates are left out, as a classifier member learned them."""
+    from vision.dataset.roboflow import read_split
+
     manifest = data / "roboflow-chinese" / "manifest.jsonl"
     if not manifest.is_file():
         return []
+    held_out = {source for source, entry in read_split().sources.items() if entry.get("split") == "val"}
     by_date: dict[str, list[dict]] = defaultdict(list)
     for line in manifest.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
         source = str(record.get("source", ""))
-        if not record.get("augmented") and source.startswith("IMG_2") and len(source) > 12:
+        if (not record.get("augmented") and source.startswith("IMG_2") and len(source) > 12
+                and source in held_out):
             by_date[source[4:12]].append(record)
     sets = []
     for date, records in sorted(by_date.items()):

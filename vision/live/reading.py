@@ -71,11 +71,12 @@ class PipelineHandReader:
         budget = Budget(FRAME_BUDGET)  # a frame that holds no hand must not stall the camera
         if classify is not None:
             readings = with_false_turns_undone(readings, classify)
-        result = read(readings) if classify is None else read_with_second_looks(readings, classify, read)
+        result = (read(readings) if classify is None
+                  else read_with_second_looks(readings, classify, read, stop=budget.expired))
         if isinstance(result, Refusal):
             return HandOutcome(complete=False, document={}, signature="", reason=result.reason)
         if read_flowers is not None:
-            result = read_flowers_again(result, classify, read_flowers, read)
+            result = read_flowers_again(result, classify, read_flowers, read, budget.expired)
         document = result.to_json()
         return HandOutcome(
             complete=True, document=document, signature=outcome_signature(document), result=result

@@ -28,14 +28,26 @@ from vision.types import Refusal, TileReading
 
 #: The reading's own type, handed back as ``read`` made it.
 Result = TypeVar("Result", bound=HandResult)
+#: Whether to make no more attempts: the photo's deadline has passed (``Budget.expired``).
+Stop = Callable[[], bool]
 
 
-def first_kept(attempts: Iterable[Attempt], read: Callable[[list[TileReading]], Result | Refusal]
-               ) -> Result | None:
+def never() -> bool:
+    """The :data:`Stop` of a reading with no deadline."""
+    return False
+
+
+def first_kept(attempts: Iterable[Attempt], read: Callable[[list[TileReading]], Result | Refusal],
+               stop: Stop = never) -> Result | None:
     """The hand read from the first of ``attempts`` that reads and passes its test, amended as the
-    attempt says (:func:`~vision.repairs.attempt.amended`); None if none does. Attempts are made
-    as they are asked for, so a repair's later cuts cost nothing once one is kept."""
-    for chosen in attempts:
+    attempt says (:func:`~vision.repairs.attempt.amended`); None if none does, or once ``stop``
+    says so. Attempts are made as they are asked for, so a repair's later cuts (and their model
+    reads) cost nothing once one is kept or the time is up."""
+    pending = iter(attempts)
+    while not stop():
+        chosen = next(pending, None)
+        if chosen is None:
+            return None
         outcome = read(list(chosen.tiles))
         if isinstance(outcome, Refusal) or not chosen.keep(outcome):
             continue
@@ -48,21 +60,21 @@ def _either(found: Result | None, otherwise: Result | Refusal) -> Result | Refus
 
 
 def read_flowers_again(result: Result, classify: Classify | None, read_flowers: ReadFlowers,
-                       read: Callable[[list[TileReading]], Result | Refusal]) -> Result:
+                       read: Callable[[list[TileReading]], Result | Refusal], stop: Stop = never) -> Result:
     """A hand that reads, read again with the flower model's second looks: tiles left out beside it
     that it is sure are flowers (``vision.repairs.stray_flowers``), then two flowers side by side
     found as one outline cut apart (``vision.repairs.flower_pairs``; needs ``classify``)."""
-    strays = first_kept(stray_flower_attempts(result, read_flowers), read)
+    strays = first_kept(stray_flower_attempts(result, read_flowers), read, stop)
     result = result if strays is None else strays
     if classify is None:
         return result
-    pairs = first_kept(flower_pair_attempts(result, classify, read_flowers), read)
+    pairs = first_kept(flower_pair_attempts(result, classify, read_flowers), read, stop)
     return result if pairs is None else pairs
 
 
 def read_with_second_looks(readings: list[TileReading], classify: Classify,
                            read: Callable[[list[TileReading]], Result | Refusal],
-                           cut_merged: bool = True) -> Result | Refusal:
+                           cut_merged: bool = True, stop: Stop = never) -> Result | Refusal:
     """The hand as the detector saw the tiles, or with a sideways tile it missed found by its turned
     face (``vision.repairs.turned_faces``). If the tile count makes no hand, two tiles side by side
     that are one face's halves are joined (``vision.repairs.sideways_halves``), standing tiles found
@@ -77,54 +89,57 @@ def read_with_second_looks(readings: list[TileReading], classify: Classify,
     two tiles found as one (``vision.repairs.row_end_pair``). These cuts are the slowest tries on a
     photo that does not read (a whole reading each), so the photo makes them at its first look only
     (``cut_merged=False`` for the finer looks and the last resort: every hand of the held-out
-    render sets they read, they read at the first look)."""
-    result = _read_with_mended_tiles(readings, classify, read)
+    render sets they read, they read at the first look). ``stop``: no more attempts once it is true.
+    """
+    result = _read_with_mended_tiles(readings, classify, read, stop)
     if not cut_merged:
         return result
     if isinstance(result, Refusal):
         if result.count_failed:  # a cut adds one tile, and a hand one tile short reads (with it inferred)
             return result
-        cut = first_kept(front_tile_attempts(readings, classify), read)
+        cut = first_kept(front_tile_attempts(readings, classify), read, stop)
         if cut is None:
-            cut = first_kept(row_end_pair_attempts(readings, classify), read)
+            cut = first_kept(row_end_pair_attempts(readings, classify), read, stop)
         return _either(cut, result)
     if shows_the_winning_tile(result):
         return result
     changes = len(result.decoded.changes) if result.decoded is not None else 0
-    cut = first_kept(front_tile_attempts(readings, classify, corrections=changes), read)
+    cut = first_kept(front_tile_attempts(readings, classify, corrections=changes), read, stop)
     if cut is None and result.decoded is not None and result.decoded.unseen is not None:
-        cut = first_kept(row_end_pair_attempts(readings, classify), read)
+        cut = first_kept(row_end_pair_attempts(readings, classify), read, stop)
     return _either(cut, result)
 
 
 def _read_with_mended_tiles(readings: list[TileReading], classify: Classify,
-                            read: Callable[[list[TileReading]], Result | Refusal]) -> Result | Refusal:
+                            read: Callable[[list[TileReading]], Result | Refusal],
+                            stop: Stop) -> Result | Refusal:
     plain = read(readings)
     shown = None if isinstance(plain, Refusal) else plain
-    turned = first_kept(turned_face_attempts(readings, classify, shown), read)
+    turned = first_kept(turned_face_attempts(readings, classify, shown), read, stop)
     result = _either(turned, plain)
     if isinstance(result, Refusal):
         if result.count_failed:
-            return _count_mended(readings, classify, read, result)
-        joined = first_kept(standing_halves_attempts(readings, classify), read)
+            return _count_mended(readings, classify, read, result, stop)
+        joined = first_kept(standing_halves_attempts(readings, classify), read, stop)
         if joined is None:
-            joined = first_kept(part_attempts(readings), read)
+            joined = first_kept(part_attempts(readings), read, stop)
         return _either(joined, result)
-    joined = first_kept(winning_tile_joined_attempts(result, readings, classify), read)
+    joined = first_kept(winning_tile_joined_attempts(result, readings, classify), read, stop)
     result = result if joined is None else joined
-    return _either(first_kept(standing_halves_attempts(readings, classify, after=result), read), result)
+    halves = first_kept(standing_halves_attempts(readings, classify, after=result), read, stop)
+    return _either(halves, result)
 
 
 def _count_mended(readings: list[TileReading], classify: Classify,
                   read: Callable[[list[TileReading]], Result | Refusal],
-                  failure: Refusal) -> Result | Refusal:
+                  failure: Refusal, stop: Stop) -> Result | Refusal:
     """A hand whose tile count failed, read again: the first join of two halves of one face that
     reads; then every tile found as two overlapping halves joined, if the hand then reads as seen;
     then, with one standing tile too many, the first reading without one of the row's weakest
     detections that makes a whole hand. Else the count's ``failure``."""
     for attempts in (joined_halves_attempts(readings, classify), standing_halves_attempts(readings, classify),
                      surplus_attempts(readings, failure.surplus or 0)):
-        found = first_kept(attempts, read)
+        found = first_kept(attempts, read, stop)
         if found is not None:
             return found
     return failure
