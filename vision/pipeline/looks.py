@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
+from vision.decode.budget import Budget
 from vision.repairs.attempt import Attempt, HandResult, amended
 from vision.repairs.flower_pairs import flower_pair_attempts
 from vision.repairs.front_tile import front_tile_attempts, shows_the_winning_tile
@@ -35,6 +36,11 @@ Stop = Callable[[], bool]
 def never() -> bool:
     """The :data:`Stop` of a reading with no deadline."""
     return False
+
+
+def stop_at(budget: Budget | None) -> Stop:
+    """The :data:`Stop` of a reading that spends ``budget``: its deadline has passed."""
+    return never if budget is None else budget.expired
 
 
 def first_kept(attempts: Iterable[Attempt], read: Callable[[list[TileReading]], Result | Refusal],

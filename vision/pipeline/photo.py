@@ -39,7 +39,7 @@ from vision.decode.refusals import refusal_error
 from vision.imageio import ArraySource, PhotoSource, RegionSource
 from vision.layout import face_outline, row_angle
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
-from vision.pipeline.looks import never, read_flowers_again, read_with_second_looks
+from vision.pipeline.looks import read_flowers_again, read_with_second_looks, stop_at
 from vision.pipeline.perception import TOP_K, Perception, rescaled
 from vision.pipeline.readings import read_outcome
 from vision.pipeline.result import PhotoReadError, PhotoResult
@@ -322,7 +322,7 @@ class PhotoPipeline:
             return read_outcome(tiles, setup, image=image, infer_unseen=True,
                                 optional=self.faint_tiles(tiles), last_resort=last_resort, budget=budget)
 
-        stop = never if budget is None else budget.expired
+        stop = stop_at(budget)
         result = read_with_second_looks(readings, classify, read, cut_merged=cut_merged, stop=stop)
         if isinstance(result, Refusal) or read_flowers is None:
             return result

@@ -17,7 +17,7 @@ from vision.decode.budget import Budget, time_limit_reason
 from vision.decode.refusals import refusal_error
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
 from vision.pipeline.layouts import Decoded, decode_best_layout
-from vision.pipeline.looks import first_kept, never
+from vision.pipeline.looks import first_kept, stop_at
 from vision.pipeline.result import PhotoResult
 from vision.pipeline.scoring import score_decoded
 from vision.pipeline.setup import Context, HandSetup, Rules
@@ -134,7 +134,7 @@ def _read_with_spares(readings: list[TileReading], spares: list[int], setup: Han
 
     first = read_base(base)
     if not isinstance(first, Refusal) and (first.decoded is None or first.decoded.unseen is None):
-        stop = never if budget is None else budget.expired
+        stop = stop_at(budget)
         flowers = first_kept(faint_flower_attempts(first, readings, spares, base), read_base, stop)
         return first if flowers is None else flowers
     strongest = sorted(spares, key=lambda i: -readings[i].detection.score)
