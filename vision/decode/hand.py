@@ -177,9 +177,8 @@ def _warnings(layout: Layout, best: LegalReading, changes: list[TileChange]) -> 
 
 
 def decode_hand(readings: list[TileReading], layout: Layout, rules: RuleSet | str = "taiwan",
-                table: TableSettings | None = None,
-                context: WinContext | None = None, limit: int = SEARCH_BUDGET,
-                infer_unseen: bool = True, kong_faces: Sequence[str] = (),
+                table: TableSettings | None = None, context: WinContext | None = None,
+                limit: int = SEARCH_BUDGET, infer_unseen: bool = True, kong_faces: Sequence[str] = (),
                 budget: Budget | None = None) -> HandReading:
     """:func:`decode_reading`, its refusal raised as InputError of its kind (``vision.decode.refusals``)."""
     decoded = decode_reading(readings, layout, rules, table, context, limit, infer_unseen, kong_faces, budget)
@@ -189,9 +188,8 @@ def decode_hand(readings: list[TileReading], layout: Layout, rules: RuleSet | st
 
 
 def decode_reading(readings: list[TileReading], layout: Layout, rules: RuleSet | str = "taiwan",
-                   table: TableSettings | None = None,
-                   context: WinContext | None = None, limit: int = SEARCH_BUDGET,
-                   infer_unseen: bool = True, kong_faces: Sequence[str] = (),
+                   table: TableSettings | None = None, context: WinContext | None = None,
+                   limit: int = SEARCH_BUDGET, infer_unseen: bool = True, kong_faces: Sequence[str] = (),
                    budget: Budget | None = None) -> HandReading | Refusal:
     """The most probable legal winning hand for these readings laid out this way (``kong_faces``: the
     faces the player named for concealed kongs of four backs, :func:`search_variables`). One search examines

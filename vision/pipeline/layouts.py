@@ -77,9 +77,9 @@ IN_FRONT_TRIES = 3
 
 
 def winning_tile_in_front(readings: list[TileReading], layout: Layout, rules: RuleSet,
-                          table: TableSettings | None,
-                           context: WinContext, named: NamedTiles = NOTHING_NAMED,
-                           budget: Budget | None = None) -> Decoded | Refusal | None:
+                          table: TableSettings | None, context: WinContext,
+                          named: NamedTiles = NOTHING_NAMED,
+                          budget: Budget | None = None) -> Decoded | Refusal | None:
     """The hand read with an ignored tile lying close to the concealed row taken as the winning tile,
     when that makes it whole with every tile seen; else None (or the layout's refusal of the tiles
     with that tile turned).

@@ -41,8 +41,7 @@ class ScoredHand:
 
 
 def score_decoded(decoded: HandReading, ctx: WinContext, rules: RuleSet | str,
-                  table: TableSettings | None,
-                   named: NamedTiles = NOTHING_NAMED) -> ScoredHand:
+                  table: TableSettings | None, named: NamedTiles = NOTHING_NAMED) -> ScoredHand:
     """Score the decoded hand; a tile the photo leaves to guess (unseen, or the winning tile not shown)
     is scored for every choice, since the report must say what the guess is worth, and so is every
     face a concealed kong of four backs may hide (``vision.repairs.hidden_kong``), unless the player named
@@ -69,8 +68,7 @@ def score_decoded(decoded: HandReading, ctx: WinContext, rules: RuleSet | str,
 
 
 def score_guesses(decoded: HandReading, ctx: WinContext, rules: RuleSet | str,
-                  table: TableSettings | None,
-                   winning: str | None = None) -> ScoredHand:
+                  table: TableSettings | None, winning: str | None = None) -> ScoredHand:
     """The decoded hand scored, with an unseen tile or a winning tile not shown chosen (lowest total),
     or with the winning tile the player named (``winning``) where the hand as read holds it."""
     if decoded.unseen is not None:

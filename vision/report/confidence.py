@@ -204,9 +204,8 @@ class _RunnersUp:
 
 
 def _scored_runners_up(decoded: HandReading, best_total: int | None, context: WinContext,
-                       rules: RuleSet | str,
-                       table: TableSettings | None, reported: LegalReading, readings: list[TileReading],
-                       winning_tile: str | None = None) -> _RunnersUp:
+                       rules: RuleSet | str, table: TableSettings | None, reported: LegalReading,
+                       readings: list[TileReading], winning_tile: str | None = None) -> _RunnersUp:
     """The decoder's legal runners-up that are plausible (REPORT_SHARE) and score another total than the
     reported reading, described by how they differ from it, and the share of those that score the
     same. Each is scored with the winning tile the player named (``winning_tile``) where it holds
