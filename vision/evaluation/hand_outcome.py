@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,6 +26,11 @@ from vision.geometry import box_iou
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
 from vision.tile_fixes import Fix
 from vision.types import Detection, TileReading
+
+if TYPE_CHECKING:
+    from scoring import RuleSet
+    from vision.dataset.manifest import ManifestRecord
+    from vision.pipeline import PhotoPipeline, PhotoResult
 
 IOU_THRESHOLD = 0.5
 #: A hand is readable when each of its tiles is at least this fraction visible (renders record it).
@@ -74,7 +80,8 @@ def match_labels(label_boxes: list[tuple[float, ...]],
     return matched
 
 
-def oracle_readings(record: Any, confidence: float = 0.9, boxes_only: bool = False) -> list[TileReading]:
+def oracle_readings(record: ManifestRecord, confidence: float = 0.9,
+                    boxes_only: bool = False) -> list[TileReading]:
     """Readings straight from the labels: what a perfect detector and a sure classifier would give.
 
     ``boxes_only`` leaves out the labelled tile outlines, as a boxes-only detector would.
@@ -94,7 +101,8 @@ def sure_reading(detection: Detection, code: str, confidence: float) -> TileRead
     return TileReading(detection, ((code, confidence), (runner_up, 1.0 - confidence)))
 
 
-def with_true_codes(record: Any, readings: list[TileReading], confidence: float = 0.9) -> list[TileReading]:
+def with_true_codes(record: ManifestRecord, readings: list[TileReading],
+                    confidence: float = 0.9) -> list[TileReading]:
     """The detector's tiles, each matched to a label read as that label's code at ``confidence``.
 
     Unmatched detections keep the classifier's reading. This isolates what detection, layout and
@@ -126,13 +134,13 @@ def same_hand(read: dict[str, Any], truth: dict[str, Any], hide_concealed_faces:
             and read["winning_tile"] == truth["winning_tile"])
 
 
-def _truth_total(truth: dict[str, Any], rules: Any) -> Any:
+def _truth_total(truth: dict[str, Any], rules: RuleSet | str) -> int:
     from scoring import hand_from_json, score_hand
 
     return score_hand(hand_from_json(truth), rules=rules).total
 
 
-def resolve_image(record: Any, base: Path) -> Path:
+def resolve_image(record: ManifestRecord, base: Path) -> Path:
     """A record's image file: absolute, under the shared data folder (``extra.image_root``), or
     relative to its manifest (public photos are referenced there, never copied into the project)."""
     from vision.dataset.paths import shared_data_dir
@@ -145,7 +153,7 @@ def resolve_image(record: Any, base: Path) -> Path:
     return base / image
 
 
-def player_names(record: Any) -> NamedTiles:
+def player_names(record: ManifestRecord) -> NamedTiles:
     """What a player who knows the hand would name for it (``--winning-tile``, ``--kong-face``): the
     winning tile, and the face of each concealed kong whose four labelled tiles all lie face-down."""
     truth = record.hand or {}
@@ -155,7 +163,8 @@ def player_names(record: Any) -> NamedTiles:
     return NamedTiles(kong_faces=tuple(faces), winning_tile=truth.get("winning_tile"))
 
 
-def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracle: bool,
+def evaluate_record(record: ManifestRecord, base: Path, *, pipeline: PhotoPipeline | None,
+                    rules: RuleSet | str, oracle: bool,
                     boxes_only: bool = False, true_codes: bool = False,
                     sheet: list[tuple[np.ndarray, str]] | None = None, named_by_player: bool = False,
                     fixed_by_player: bool = False) -> HandOutcome:
@@ -179,7 +188,7 @@ def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracl
     elif true_codes:
         tiles: list[TileReading] = []  # kept for the tile counts when the hand does not read
 
-        def read_true_codes() -> Any:
+        def read_true_codes() -> PhotoResult:
             tiles.extend(with_true_codes(record, pipeline.read_tiles(PhotoSource(image))))
             return read_readings(tiles, image=image, rules=rules, context=context, infer_unseen=True,
                                  optional=pipeline.faint_tiles(tiles))
@@ -221,8 +230,8 @@ def evaluate_record(record: Any, base: Path, *, pipeline: Any, rules: Any, oracl
                        fixes=len(fixes))
 
 
-def _attempt(read: Any, readings: list[TileReading] | None = None
-             ) -> tuple[Any, list[TileReading], str | None]:
+def _attempt(read: Callable[[], PhotoResult], readings: list[TileReading] | None = None
+             ) -> tuple[PhotoResult | None, list[TileReading], str | None]:
     """``read()``'s result, its readings and no error; or no result, the readings a refused photo
     carries (else ``readings``, else none) and the refusal."""
     from vision.pipeline import PhotoReadError
@@ -236,7 +245,8 @@ def _attempt(read: Any, readings: list[TileReading] | None = None
     return result, result.readings, None
 
 
-def _shown(record: Any, result: Any, readings: list[TileReading]) -> tuple[list[str], dict[int, int]]:
+def _shown(record: ManifestRecord, result: PhotoResult | None,
+           readings: list[TileReading]) -> tuple[list[str], dict[int, int]]:
     """The code shown for each detection (the hand's where it read, else the classifier's first
     choice) and the label index -> detection index matches."""
     if result is not None:
@@ -246,13 +256,13 @@ def _shown(record: Any, result: Any, readings: list[TileReading]) -> tuple[list[
     return codes, match_labels([tuple(t.box) for t in record.tiles], [r.detection.box for r in readings])
 
 
-def player_fixes(record: Any, codes: list[str], matches: dict[int, int]) -> tuple[Fix, ...]:
+def player_fixes(record: ManifestRecord, codes: list[str], matches: dict[int, int]) -> tuple[Fix, ...]:
     """What a player who knows the hand would fix (``--fix READ=TRUE``): every labelled tile of the
     hand that was found but shown as another code. Tiles not found cannot be fixed this way."""
     return tuple((codes[matches[index]], record.tiles[index].code) for index in judged_tiles(record)
                  if index in matches and codes[matches[index]] != record.tiles[index].code)
 
 
-def is_readable(record: Any) -> bool:
+def is_readable(record: ManifestRecord) -> bool:
     """Every tile of the hand at least half visible (labels without a ``visible`` field count as seen)."""
     return all(visibility(tile) >= READABLE_VISIBLE for tile in record.tiles if tile.role != "distractor")

@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -40,9 +40,13 @@ from scoring.errors import InputError
 from vision.evaluation.hand_outcome import evaluate_record
 from vision.evaluation.hands_report import HandsReport, compare_hands, per_hand, read_per_hand
 
+if TYPE_CHECKING:
+    from scoring import RuleSet
+    from vision.pipeline import PhotoPipeline
 
-def evaluate_manifest(path: Path, *, pipeline: Any = None, rules: Any = "taiwan", oracle: bool = False,
-                      boxes_only: bool = False, true_codes: bool = False,
+
+def evaluate_manifest(path: Path, *, pipeline: PhotoPipeline | None = None, rules: RuleSet | str = "taiwan",
+                      oracle: bool = False, boxes_only: bool = False, true_codes: bool = False,
                       limit: int | None = None, split: str | None = None,
                       sheet: list[tuple[np.ndarray, str]] | None = None, named_by_player: bool = False,
                       fixed_by_player: bool = False) -> HandsReport:

@@ -11,7 +11,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scoring.errors import InputError
 from vision.live.capture import FrameGrabber, Pace, ReconnectPolicy
@@ -25,14 +25,19 @@ from vision.live.summary import SessionSummary
 from vision.live.tracker import TrackerConfig
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
 
+if TYPE_CHECKING:
+    from scoring import RuleSet, TableSettings
+    from vision.pipeline.setup import Rules
+    from vision.types import Classifier, Detector
+
 
 @dataclass
 class LiveRequest:
     """Everything ``taicam live`` was asked to do."""
 
     source: str = "0"
-    rules: Any = None  # a rule-set id, a rule file, or a loaded scoring.RuleSet
-    table: Any = None  # scoring.TableSettings
+    rules: Rules = None  # a rule-set id, a rule file, or a loaded scoring.RuleSet
+    table: TableSettings | None = None
     context: dict[str, Any] = field(default_factory=dict)
     headless: bool = False
     json_lines: bool = False
@@ -55,14 +60,14 @@ def has_screen() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def rules_cycle(first: Any, first_id: str) -> list[Any]:
+def rules_cycle(first: Rules, first_id: str) -> list[Rules]:
     """The rule sets the "r" key steps through: the one in use (id, file or RuleSet), then the built-ins."""
     from scoring import list_rulesets
 
     return [first] + [ruleset.id for ruleset in list_rulesets() if ruleset.id != first_id]
 
 
-def table_for(table: Any, ruleset: Any) -> Any:
+def table_for(table: TableSettings | None, ruleset: RuleSet) -> TableSettings | None:
     """The table settings for ``ruleset``: house options that rule set does not know are dropped."""
     if table is None or not getattr(table, "options", None):
         return table
@@ -92,7 +97,8 @@ def check_request(request: LiveRequest) -> None:
             )
 
 
-def build_session(request: LiveRequest, detector: Any = None, classifier: Any = None) -> LiveSession:
+def build_session(request: LiveRequest, detector: Detector | None = None,
+                  classifier: Classifier | None = None) -> LiveSession:
     """Open the source, load the models and wire a session (raises InputError for the user's mistakes)."""
     check_request(request)
     source = parse_source(request.source)
@@ -156,7 +162,7 @@ def build_session(request: LiveRequest, detector: Any = None, classifier: Any = 
         raise
 
 
-def run_live(request: LiveRequest, classifier: Any = None) -> int:
+def run_live(request: LiveRequest, classifier: Classifier | None = None) -> int:
     """Run ``taicam live``; returns the exit status (the summary goes to stderr). ``classifier``:
     another than the shipped one (one reading with a learned tile set)."""
     session = build_session(request, classifier=classifier)

@@ -14,7 +14,7 @@ import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import cv2
 
@@ -22,6 +22,9 @@ from scoring.errors import InputError
 from vision.dataset.files import atomic_write_bytes
 from vision.named_tiles import named_tiles
 from vision.upload_check import UploadLimits, check_photo
+
+if TYPE_CHECKING:
+    from vision.pipeline import PhotoPipeline
 
 #: What the page takes: a phone's JPEG, PNG or HEIC, up to 20 MB and 12 MP (4032x3024 is 12.2 M
 #: pixels; the limit leaves room for a 4096x3072 sensor).
@@ -40,7 +43,7 @@ TOP_K = 5
 class PhotoDesk:
     """The photo folder and the models. One reading at a time (the models use every core)."""
 
-    def __init__(self, folder: Path, pipeline: Any = None) -> None:
+    def __init__(self, folder: Path, pipeline: PhotoPipeline | None = None) -> None:
         from vision.pipeline import PhotoPipeline
 
         self.folder = Path(folder)
