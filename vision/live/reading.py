@@ -59,7 +59,7 @@ class PipelineHandReader:
         again by the flower model (``read_flowers_again``)."""
         from vision.decode.budget import FRAME_BUDGET, Budget
         from vision.pipeline import PhotoResult
-        from vision.pipeline.looks import read_flowers_again, read_with_second_looks
+        from vision.pipeline.looks import read_flowers_again, read_with_second_looks, stop_at
         from vision.pipeline.readings import read_outcome
         from vision.repairs.upright_faces import with_false_turns_undone
 
@@ -72,11 +72,11 @@ class PipelineHandReader:
         if classify is not None:
             readings = with_false_turns_undone(readings, classify)
         result = (read(readings) if classify is None
-                  else read_with_second_looks(readings, classify, read, stop=budget.expired))
+                  else read_with_second_looks(readings, classify, read, stop=stop_at(budget)))
         if isinstance(result, Refusal):
             return HandOutcome(complete=False, document={}, signature="", reason=result.reason)
         if read_flowers is not None:
-            result = read_flowers_again(result, classify, read_flowers, read, budget.expired)
+            result = read_flowers_again(result, classify, read_flowers, read, stop_at(budget))
         document = result.to_json()
         return HandOutcome(
             complete=True, document=document, signature=outcome_signature(document), result=result

@@ -5,7 +5,6 @@ what the player named. The CLI makes one per run; each reading of a photo's hand
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +38,12 @@ class HandSetup:
     table: TableSettings | None = None
     context: dict[str, Any] = field(default_factory=dict)
     named: NamedTiles = NOTHING_NAMED
+    #: ``context`` as the scorer takes it, parsed when the setup is made, so a malformed context is
+    #: refused (InputError) before any photo is read.
+    win_context: WinContext = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "win_context", context_from_json(self.context))
 
     @classmethod
     def of(cls, rules: Rules = None, table: TableSettings | None = None, context: Context = None,
@@ -46,11 +51,6 @@ class HandSetup:
         """The setup from what a caller gives: the rule set resolved (:func:`resolve_ruleset`), the
         context as JSON."""
         return cls(resolve_ruleset(rules, table), table, context_dict(context), named)
-
-    @cached_property
-    def win_context(self) -> WinContext:
-        """The win context as the scorer takes it, parsed once (InputError for a malformed one)."""
-        return context_from_json(self.context)
 
     @property
     def assumed(self) -> list[str]:
