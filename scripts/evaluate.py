@@ -122,6 +122,7 @@ def evaluate_roboflow(args: argparse.Namespace) -> dict[str, object]:
     from vision.models.classifier import DEFAULT_MODEL_NAME, TileClassifier
     from vision.models.detector import TileDetector
     from vision.pipeline import PhotoPipeline
+    from vision.repairs.farther_look import detect_whole_tiles
 
     detector = TileDetector(args.model)
     classifier = TileClassifier(_model_file(args.classifier, DEFAULT_MODEL_NAME),
@@ -139,7 +140,10 @@ def evaluate_roboflow(args: argparse.Namespace) -> dict[str, object]:
         return [(reading.detection.box, reading.code) for reading in readings]
 
     views = args.views.split(",")
-    report = run(lambda image: detector.detect(image), classify, read_tiles, views=views, limit=args.limit,
+    def detect(image: object) -> list:  # as the photo's first look finds them
+        return detect_whole_tiles(detector, image, detector.input_size)  # type: ignore[arg-type]
+
+    report = run(detect, classify, read_tiles, views=views, limit=args.limit,
                  log=lambda line: print(line, file=sys.stderr, flush=True))
     return {"detector": str(detector.model_path), "classifier": str(classifier.model_path),
             "views": views, **report.to_json()}

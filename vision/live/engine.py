@@ -51,6 +51,7 @@ from vision.live.tracker import (
 )
 from vision.pipeline.perception import Perception
 from vision.repairs.colour_cast import neutralised
+from vision.repairs.farther_look import detect_whole_tiles
 from vision.repairs.sideways_cut import second_cuts
 from vision.repairs.stray_flowers import ReadFlowers
 from vision.repairs.turned_faces import Classify
@@ -144,6 +145,8 @@ class LiveEngine:
         config: EngineConfig | None = None,
     ) -> None:
         self.detector = detector
+        #: The detector's own input size (512 when a stand-in does not say).
+        self.network_side = int(getattr(detector, "input_size", None) or 512)
         self.classifier = classifier
         self.read_hand = read_hand
         self.config = config or EngineConfig()
@@ -178,7 +181,7 @@ class LiveEngine:
         started = time.perf_counter()
         reused = self.gate.reusable(image_bgr, timestamp)
         if reused is None:
-            detections = self.detector.detect(image_bgr)
+            detections = detect_whole_tiles(self.detector, image_bgr, self.network_side)
             self.gate.remember(image_bgr, timestamp, detections)
         else:
             detections = reused

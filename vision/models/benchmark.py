@@ -21,6 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.repairs.farther_look import detect_whole_tiles
 from vision.repairs.sideways_cut import second_cuts
 
 SIZES: tuple[tuple[int, int], ...] = ((1280, 960), (4032, 3024))
@@ -59,7 +60,7 @@ def measure(detector, classifier, image: np.ndarray, repeats: int, warmup: int =
     detect_s, classify_s, total_s, counts = [], [], [], []
     for run in range(warmup + repeats):
         start = time.perf_counter()
-        detections = detector.detect(image)
+        detections = detect_whole_tiles(detector, image, int(detector.input_size))
         middle = time.perf_counter()
         if classifier is not None:
             classifier.classify(image, detections, second_outlines=second_cuts(detections))

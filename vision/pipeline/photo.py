@@ -47,6 +47,7 @@ from vision.pipeline.setup import Context, HandSetup, Rules
 from vision.repairs.closer_look import Look, closer_look, shifted
 from vision.repairs.colour_cast import neutralised
 from vision.repairs.duplicates import with_spares
+from vision.repairs.farther_look import detect_whole_tiles
 from vision.repairs.sideways_cut import second_cuts
 from vision.repairs.stray_flowers import ReadFlowers
 from vision.repairs.turned_faces import Classify
@@ -136,7 +137,11 @@ class PhotoPipeline:
             source = ArraySource(source)
         small, scale = source.image(DETECT_SIDE)
         timings["load"] = time.perf_counter() - started
-        detections = with_spares(self.detector.detect(small, spares=True, input_size=detector_size))
+        if detector_size is None:  # the first look: a close-up's large tiles are seen from farther off
+            found = detect_whole_tiles(self.detector, small, self._network_side(), spares=True)
+        else:
+            found = self.detector.detect(small, spares=True, input_size=detector_size)
+        detections = with_spares(found)
         timings["detect"] = time.perf_counter() - started - timings["load"]
         if closer_looks is None:
             closer_looks = CLOSER_LOOKS if detector_size is None else 0

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from vision.repairs.farther_look import detect_whole_tiles
 from vision.types import Detection
 
 #: A median tile shorter than this at the network's scale (pixels of its long side) is looked at
@@ -116,7 +117,7 @@ def detect_closer(detector: Any, image_bgr: np.ndarray, decode_side: int, looks:
     pipeline decodes a photo at for its first look (``vision.pipeline.DETECT_SIDE``), which sets
     how much more detail the image holds."""
     network_side = int(detector.input_size)
-    detections = detector.detect(image_bgr)
+    detections = detect_whole_tiles(detector, image_bgr, network_side)
     view, offset = image_bgr, (0.0, 0.0)
     for _ in range(looks):
         height, width = view.shape[:2]

@@ -25,6 +25,7 @@ from vision.models.classifier import TileClassifier
 from vision.models.crops import InputSize, crop_detection
 from vision.models.detector import TileDetector
 from vision.repairs.duplicates import merge_duplicates
+from vision.repairs.farther_look import detect_whole_tiles
 from vision.repairs.split_tiles import join_split_tiles
 from vision.sets.order import OrderError, Placed, assign_rows, assign_set_order, group_rows
 from vision.sets.profile import VIEW_SIZE, View, as_view
@@ -111,7 +112,7 @@ def cut_views(source: PhotoSource, detections: Sequence[Detection], codes: Seque
 def _detect(source: PhotoSource, detector: TileDetector) -> tuple[list[Detection], np.ndarray, float]:
     small, scale = source.image(DETECT_SIDE)
     # As ``taicam photo`` finds them: one tile found twice or as two halves is one tile.
-    detections = join_split_tiles(merge_duplicates(detector.detect(small)))
+    detections = join_split_tiles(merge_duplicates(detect_whole_tiles(detector, small, detector.input_size)))
     if not detections:
         raise InputError(f"{source.path}: no tiles found in the photo")
     return [_scaled(d, 1.0 / scale) for d in _with_outlines(detections)], small, scale
