@@ -179,8 +179,8 @@ Quad = tuple[tuple[float, float], ...]
 
 class Detector(Protocol):
     """What reads tiles' places from an image: the shipped ``vision.models.detector.TileDetector``
-    or a stand-in. The photo asks for weak ``spares`` and another input size; the live mode for
-    neither."""
+    or a stand-in. The photo asks for weak ``spares``; the photo and the live mode for other input
+    sizes (``vision.repairs.farther_look``'s probe and farther look, the photo's closer and finer looks)."""
 
     def detect(self, image_bgr: np.ndarray, *, spares: bool = False,
                input_size: int | None = None) -> list[Detection]: ...
