@@ -140,8 +140,9 @@ def evaluate_roboflow(args: argparse.Namespace) -> dict[str, object]:
         return [(reading.detection.box, reading.code) for reading in readings]
 
     views = args.views.split(",")
+
     def detect(image: object) -> list:  # as the photo's first look finds them
-        return detect_whole_tiles(detector, image, detector.input_size)  # type: ignore[arg-type]
+        return detect_whole_tiles(detector, image)  # type: ignore[arg-type]
 
     report = run(detect, classify, read_tiles, views=views, limit=args.limit,
                  log=lambda line: print(line, file=sys.stderr, flush=True))

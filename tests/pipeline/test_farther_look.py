@@ -13,6 +13,7 @@ from scoring.tiles import BACK
 from vision.dataset.manifest import ManifestRecord
 from vision.evaluation.roboflow import View, close_view, match_centres
 from vision.imageio import read_bgr
+from vision.models.detector import TileDetector
 from vision.pipeline import PhotoPipeline
 from vision.repairs.farther_look import (
     FEW_TILES,
@@ -93,10 +94,7 @@ def test_the_shipped_detector_finds_a_close_up_whole(tmp_path: Path):
     """The same close-up through :func:`detect_whole_tiles`: as many detections as tiles, no pieces."""
     path, record = held_out_render(880004, tmp_path)
     view = _close_up(path, record)
-    from vision.models.detector import TileDetector
-
-    detector = TileDetector()
-    found = detect_whole_tiles(detector, view.image, detector.input_size)
+    found = detect_whole_tiles(TileDetector(), view.image)
     centres = np.asarray([[(d.box[0] + d.box[2]) / 2, (d.box[1] + d.box[3]) / 2] for d in found])
     boxes = view.boxes
     inside = [(boxes[:, 0] <= x) & (x <= boxes[:, 2]) & (boxes[:, 1] <= y) & (y <= boxes[:, 3])

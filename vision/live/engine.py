@@ -145,8 +145,6 @@ class LiveEngine:
         config: EngineConfig | None = None,
     ) -> None:
         self.detector = detector
-        #: The detector's own input size (512 when a stand-in does not say).
-        self.network_side = int(getattr(detector, "input_size", None) or 512)
         self.classifier = classifier
         self.read_hand = read_hand
         self.config = config or EngineConfig()
@@ -181,7 +179,7 @@ class LiveEngine:
         started = time.perf_counter()
         reused = self.gate.reusable(image_bgr, timestamp)
         if reused is None:
-            detections = detect_whole_tiles(self.detector, image_bgr, self.network_side)
+            detections = detect_whole_tiles(self.detector, image_bgr)
             self.gate.remember(image_bgr, timestamp, detections)
         else:
             detections = reused

@@ -60,7 +60,7 @@ def measure(detector, classifier, image: np.ndarray, repeats: int, warmup: int =
     detect_s, classify_s, total_s, counts = [], [], [], []
     for run in range(warmup + repeats):
         start = time.perf_counter()
-        detections = detect_whole_tiles(detector, image, int(detector.input_size))
+        detections = detect_whole_tiles(detector, image)
         middle = time.perf_counter()
         if classifier is not None:
             classifier.classify(image, detections, second_outlines=second_cuts(detections))

@@ -47,7 +47,7 @@ from vision.pipeline.setup import Context, HandSetup, Rules
 from vision.repairs.closer_look import Look, closer_look, shifted
 from vision.repairs.colour_cast import neutralised
 from vision.repairs.duplicates import with_spares
-from vision.repairs.farther_look import detect_whole_tiles
+from vision.repairs.farther_look import detect_whole_tiles, network_side
 from vision.repairs.sideways_cut import second_cuts
 from vision.repairs.stray_flowers import ReadFlowers
 from vision.repairs.turned_faces import Classify
@@ -138,16 +138,16 @@ class PhotoPipeline:
         small, scale = source.image(DETECT_SIDE)
         timings["load"] = time.perf_counter() - started
         if detector_size is None:  # the first look: a close-up's large tiles are seen from farther off
-            found = detect_whole_tiles(self.detector, small, self._network_side(), spares=True)
+            found = detect_whole_tiles(self.detector, small, spares=True)
         else:
             found = self.detector.detect(small, spares=True, input_size=detector_size)
         detections = with_spares(found)
         timings["detect"] = time.perf_counter() - started - timings["load"]
         if closer_looks is None:
             closer_looks = CLOSER_LOOKS if detector_size is None else 0
-        network_side = detector_size or getattr(self.detector, "input_size", None)
-        if closer_looks > 0 and network_side:
-            look = closer_look(detections, (small.shape[1], small.shape[0]), network_side,
+        side = detector_size or getattr(self.detector, "input_size", None)
+        if closer_looks > 0 and side:
+            look = closer_look(detections, (small.shape[1], small.shape[0]), side,
                                most_zoom=1.0 / scale, finer=finer)
             if look is not None:
                 return self._read_closer(source, look, scale, timings, closer_looks - 1, finer)
@@ -182,7 +182,7 @@ class PhotoPipeline:
 
     def _network_side(self) -> int:
         """The detector's own input size (512 when a stand-in detector does not say)."""
-        return int(getattr(self.detector, "input_size", None) or 512)
+        return network_side(self.detector)
 
     def _read_closer(self, source: PhotoSource | ArraySource | RegionSource, look: Look, scale: float,
                      timings: dict[str, float], closer_looks: int, finer: float) -> TilesRead | Refusal:

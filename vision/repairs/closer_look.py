@@ -117,7 +117,7 @@ def detect_closer(detector: Any, image_bgr: np.ndarray, decode_side: int, looks:
     pipeline decodes a photo at for its first look (``vision.pipeline.DETECT_SIDE``), which sets
     how much more detail the image holds."""
     network_side = int(detector.input_size)
-    detections = detect_whole_tiles(detector, image_bgr, network_side)
+    detections = detect_whole_tiles(detector, image_bgr)
     view, offset = image_bgr, (0.0, 0.0)
     for _ in range(looks):
         height, width = view.shape[:2]

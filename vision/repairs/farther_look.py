@@ -53,11 +53,16 @@ def farther_input(probe: list[Detection], image_size: tuple[int, int], network_s
     return size if size < network_side else None
 
 
-def detect_whole_tiles(detector: Detector, image_bgr: np.ndarray, network_side: int,
-                       spares: bool = False) -> list[Detection]:
-    """The detector's tiles in ``image_bgr`` at its own input ``network_side``, or, in a close-up,
-    at the smaller input :func:`farther_input` picks from a probe (``spares`` as the detector takes it)."""
+def network_side(detector: Detector) -> int:
+    """The detector's own input size (512 for a stand-in that does not say)."""
+    return int(getattr(detector, "input_size", None) or 512)
+
+
+def detect_whole_tiles(detector: Detector, image_bgr: np.ndarray, spares: bool = False) -> list[Detection]:
+    """The detector's tiles in ``image_bgr`` at its own input (:func:`network_side`), or, in a
+    close-up, at the smaller input :func:`farther_input` picks from a probe (``spares`` as the
+    detector takes it)."""
     probe = detector.detect(image_bgr, input_size=PROBE_INPUT)
     height, width = image_bgr.shape[:2]
-    size = farther_input(probe, (width, height), network_side)
+    size = farther_input(probe, (width, height), network_side(detector))
     return detector.detect(image_bgr, spares=spares, input_size=size)

@@ -112,7 +112,7 @@ def cut_views(source: PhotoSource, detections: Sequence[Detection], codes: Seque
 def _detect(source: PhotoSource, detector: TileDetector) -> tuple[list[Detection], np.ndarray, float]:
     small, scale = source.image(DETECT_SIDE)
     # As ``taicam photo`` finds them: one tile found twice or as two halves is one tile.
-    detections = join_split_tiles(merge_duplicates(detect_whole_tiles(detector, small, detector.input_size)))
+    detections = join_split_tiles(merge_duplicates(detect_whole_tiles(detector, small)))
     if not detections:
         raise InputError(f"{source.path}: no tiles found in the photo")
     return [_scaled(d, 1.0 / scale) for d in _with_outlines(detections)], small, scale
