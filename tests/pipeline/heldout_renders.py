@@ -15,11 +15,12 @@ from vision.pipeline import PhotoPipeline, PhotoResult
 from vision.synth.scene import SceneConfig, render_scene
 
 
-def held_out_render(seed: int, folder: Path) -> tuple[Path, Any]:
+def held_out_render(seed: int, folder: Path, framing: dict[str, Any] | None = None) -> tuple[Path, Any]:
     """Render seed ``seed`` (validation tile sets, JPEG quality 92) into ``folder``: its file and record.
-    The validation sets are real crops of the shared data: without it the calling test skips."""
+    ``framing``: scene settings of another held-out set (``vision.evaluation.hands.FAR_SMALL``). The
+    validation sets are real crops of the shared data: without it the calling test skips."""
     require_shared_data("crops-labelled")
-    image, record = render_scene(np.random.default_rng(seed), SceneConfig(split="val"))
+    image, record = render_scene(np.random.default_rng(seed), SceneConfig(split="val", **(framing or {})))
     path = folder / f"{seed}.jpg"
     cv2.imwrite(str(path), image, [cv2.IMWRITE_JPEG_QUALITY, 92])
     return path, record

@@ -11,10 +11,19 @@ from heldout_renders import held_out_render
 
 from vision.decode.budget import NO_DEADLINE
 from vision.evaluation.hand_outcome import same_hand
+from vision.evaluation.hands import FAR_SMALL
 from vision.imageio import ArraySource, PhotoSource, RegionSource
 from vision.photo_benchmark import far_off
 from vision.pipeline import DETECT_SIDE, FINER_LOOK_WARNING, PhotoPipeline
-from vision.repairs.closer_look import MAX_INPUT, SMALL_TILE, TARGET_TILE, closer_look, detect_closer
+from vision.repairs.closer_look import (
+    ENLARGE,
+    FEW_FOR_HAND,
+    MAX_INPUT,
+    SMALL_TILE,
+    TARGET_TILE,
+    closer_look,
+    detect_closer,
+)
 from vision.types import Detection
 
 SAMPLES = Path(__file__).resolve().parents[2] / "datasets" / "samples"
@@ -75,14 +84,32 @@ def test_a_closer_look_asks_no_more_detail_than_the_photo_holds():
 
 def test_a_photo_where_almost_nothing_is_found_is_looked_at_whole_and_closer():
     """Tiles a fifth of the trained size give the first look no peaks at all; the whole photo is
-    looked at twice as close before it is given up, if it holds the detail."""
+    looked at twice as close before it is given up, enlarged where it lacks the detail."""
     image = (1024, 768)
     few = _tiles((400, 300), 8.0, count=2)
     look = closer_look(few, image, NETWORK, most_zoom=4.0)
     assert look is not None and look.region == (0.0, 0.0, 1024.0, 768.0) and look.input_size == 2 * NETWORK
     assert closer_look([], image, NETWORK, most_zoom=4.0) == look
-    assert closer_look([], image, NETWORK, most_zoom=1.25) is None
+    assert closer_look([], image, NETWORK, most_zoom=1.25) == look
+    assert closer_look([], image, NETWORK, most_zoom=0.5) is None  # a thumbnail: too little even enlarged
     assert closer_look([], image, 2 * NETWORK, most_zoom=4.0) is None  # already that close
+
+
+def test_a_first_look_that_found_too_few_tiles_for_a_hand_may_enlarge():
+    """A far hand whose first look found only some of its tiles, small ones, is looked at closer than
+    the photo's pixels allow (at most ENLARGE times), where a look that found a hand's worth is not."""
+    image = (1024, 768)
+    length = 12.0 * 1024 / NETWORK
+    some = _tiles((400, 300), length, count=FEW_FOR_HAND - 1)
+    look = closer_look(some, image, NETWORK, most_zoom=1.25)
+    assert look is not None
+    x1, _, x2, _ = look.region
+    assert 1.25 < 1024 / (x2 - x1) * look.input_size / NETWORK <= 1.25 * ENLARGE + 1e-6
+    hand = _tiles((400, 300), length, count=FEW_FOR_HAND)
+    assert closer_look(hand, image, NETWORK, most_zoom=1.25) is None
+    assert closer_look(hand, image, NETWORK, most_zoom=1.25, enlarge=True) is not None  # no other look read
+    large = _tiles((400, 300), 1.2 * SMALL_TILE * 1024 / NETWORK, count=4)
+    assert closer_look(large, image, NETWORK, most_zoom=1.25) is None  # few, but big enough
 
 
 def test_a_window_of_a_photo_is_cut_at_the_resolution_asked(tmp_path):
@@ -161,4 +188,16 @@ def test_a_far_hand_the_closer_look_cannot_read_is_seen_finer_from_its_closer_lo
     pipeline = PhotoPipeline(photo_budget=NO_DEADLINE)
     result = pipeline.read_photo(far, context=dict(record.hand.get("context", {})))
     assert same_hand(result.hand, record.hand)
+    assert FINER_LOOK_WARNING in result.warnings and not result.report.score_stable
+
+
+def test_a_far_hand_in_a_small_photo_reads_from_a_look_that_enlarges(tmp_path):
+    """Held-out render 980026 framed as ``evaluate.py hands --far-small`` frames it (the hand across a
+    quarter to a half of 1280x960, no more pixels to look closer at): neither the first look nor the
+    finer ones read it; a closer look enlarging the photo's pixels does, its score not called sure."""
+    path, record = held_out_render(980026, tmp_path, FAR_SMALL)
+    pipeline = PhotoPipeline(photo_budget=NO_DEADLINE)
+    result = pipeline.read_photo(path, context=dict(record.hand.get("context", {})))
+    assert same_hand(result.hand, record.hand)
+    assert "enlarged_detect" in result.timings and "finer_detector_size" not in result.timings
     assert FINER_LOOK_WARNING in result.warnings and not result.report.score_stable

@@ -229,7 +229,8 @@ def test_a_player_fixes_every_hand_tile_shown_wrong_but_cannot_fix_one_not_found
 
 def test_far_renders_put_a_small_hand_in_a_big_photo(tmp_path):
     """``--far``: phone-sized photos of the whole table, the hand across a quarter to a half of them
-    (the default renders: 1280x960, across 55-97%), so its tiles are small."""
+    (the default renders: 1280x960, across 55-97%), so its tiles are small; ``--far-small``: that
+    framing in 1280x960."""
     require_shared_data("crops-labelled")  # held-out renders draw the validation tile sets
     far = next(iter(read_manifest(render_heldout(tmp_path / "far", 1, 970000, far=True))))
     near = next(iter(read_manifest(render_heldout(tmp_path / "near", 1, 970000))))
@@ -240,3 +241,5 @@ def test_far_renders_put_a_small_hand_in_a_big_photo(tmp_path):
         return (max(b[2] for b in hand) - min(b[0] for b in hand)) / record.width
 
     assert hand_share(far) < 0.55 <= hand_share(near)
+    small = next(iter(read_manifest(render_heldout(tmp_path / "small", 1, 970000, far_small=True))))
+    assert (small.width, small.height) == (1280, 960) and hand_share(small) < 0.55

@@ -65,8 +65,8 @@ def test_a_flat_winning_tile_the_first_look_misses_is_found_by_a_finer_one(tmp_p
 
 def test_a_photo_no_look_reads_reports_the_first_looks_failure(monkeypatch):
     """A real rack of tiles (a bundled table photo, not a winning hand) reads at no size: the error
-    is the first look's, with the first look's tiles; the finer looks were tried (with no deadline,
-    so that a slow machine tries them all too)."""
+    is the first look's, with the first look's tiles; the finer looks and the enlarged look were
+    tried (with no deadline, so that a slow machine tries them all too)."""
     record = REAL[0]
     image = resolve_image(record, SAMPLES / "real")
     if not image.is_file():
@@ -83,7 +83,7 @@ def test_a_photo_no_look_reads_reports_the_first_looks_failure(monkeypatch):
     monkeypatch.setattr(pipeline, "_read_tiles", spy)
     with pytest.raises(PhotoReadError, match="not a winning hand|no standing tiles") as failure:
         pipeline.read_photo(image)
-    assert sizes == [None, *pipeline_module.FINER_DETECTOR_SIZES]
+    assert sizes == [None, *pipeline_module.FINER_DETECTOR_SIZES, None]
     assert [r.detection.box for r in failure.value.readings] == [r.detection.box for r in first_look]
 
 

@@ -85,12 +85,17 @@ OVERHEAD = {"standing_probability": 0.0, "elevation_degrees": (70.0, 90.0), "rol
 #: A phone photo of the whole table: the hand across a quarter to a half of a 2560x1920 frame (the
 #: default renders frame it across 55-97% of 1280x960), so its tiles are 15-40 pixels long.
 FAR = {"hand_fill": (0.25, 0.5), "width": 2560, "height": 1920}
+#: The same framing saved small (a messaging app's copy, a screenshot): the hand across a quarter to a
+#: half of 1280x960, tiles 23-83 pixels long (median 47; 9-33 at the 512 input), and no more pixels
+#: to look closer at.
+FAR_SMALL = {**FAR, "width": 1280, "height": 960}
 
 
-def render_heldout(out_dir: Path, count: int, seed: int, overhead: bool = False, far: bool = False) -> Path:
+def render_heldout(out_dir: Path, count: int, seed: int, overhead: bool = False, far: bool = False,
+                   far_small: bool = False) -> Path:
     """Render ``count`` held-out scenes (validation tile sets only) into ``out_dir``; return the manifest.
     ``overhead``: the easy camera (:data:`OVERHEAD`); ``far``: the hand far off in a big photo
-    (:data:`FAR`)."""
+    (:data:`FAR`); ``far_small``: the same photo saved small (:data:`FAR_SMALL`)."""
     import cv2
 
     from vision.dataset.manifest import write_manifest
@@ -100,7 +105,8 @@ def render_heldout(out_dir: Path, count: int, seed: int, overhead: bool = False,
     records = []
     for index in range(count):
         try:
-            config = SceneConfig(split="val", **(OVERHEAD if overhead else {}), **(FAR if far else {}))
+            framing = FAR_SMALL if far_small else FAR if far else {}
+            config = SceneConfig(split="val", **(OVERHEAD if overhead else {}), **framing)
             image, record = render_scene(np.random.default_rng(seed + index), config)
         except (ValueError, cv2.error) as error:  # a renderer bug must not stop the evaluation
             print(f"evaluate hands: seed {seed + index} not rendered ({error})", file=sys.stderr)
@@ -133,6 +139,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--far", action="store_true",
                         help="render the hand far off in a 2560x1920 photo, across a quarter to a half of "
                              "it (FAR)")
+    parser.add_argument("--far-small", action="store_true",
+                        help="the same framing in a 1280x960 photo: no more pixels to look closer at "
+                             "(FAR_SMALL)")
     parser.add_argument("--real", type=Path, default=Path(__file__).resolve().parents[2]
                         / "datasets/samples/real/manifest.jsonl", help="manifest of labelled real photos")
     parser.add_argument("--rules", default="taiwan")
@@ -171,7 +180,8 @@ def main(argv: list[str]) -> int:
     pipeline = None if args.oracle else PhotoPipeline(photo_budget=limits)
     manifests = []
     if args.render:
-        manifests.append(render_heldout(args.out, args.render, args.seed, args.overhead, args.far))
+        manifests.append(render_heldout(args.out, args.render, args.seed, args.overhead, args.far,
+                                        args.far_small))
     if args.synth:
         manifests.append(args.synth)
     if args.real and args.real.exists():

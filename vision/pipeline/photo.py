@@ -44,7 +44,7 @@ from vision.pipeline.perception import TOP_K, Perception, rescaled
 from vision.pipeline.readings import read_outcome
 from vision.pipeline.result import PhotoReadError, PhotoResult
 from vision.pipeline.setup import Context, HandSetup, Rules
-from vision.repairs.closer_look import Look, closer_look, shifted
+from vision.repairs.closer_look import ENLARGE, Look, closer_look, shifted
 from vision.repairs.colour_cast import neutralised
 from vision.repairs.duplicates import with_spares
 from vision.repairs.farther_look import detect_whole_tiles, network_side
@@ -125,12 +125,14 @@ class PhotoPipeline:
 
     def _read_tiles(self, source: PhotoSource | ArraySource | RegionSource | np.ndarray,
                     timings: dict[str, float] | None = None, detector_size: int | None = None,
-                    closer_looks: int | None = None, finer: float = 1.0) -> TilesRead | Refusal:
+                    closer_looks: int | None = None, finer: float = 1.0,
+                    enlarge: bool = False) -> TilesRead | Refusal:
         """The tiles read (:class:`TilesRead`), or the refusal of a photo that shows none.
         ``detector_size``: the detector's input size (default its own). ``closer_looks``: how many
         times tiles found small may be read again from a closer look (``vision.repairs.closer_look``;
         default :data:`CLOSER_LOOKS` at the detector's own size, none at another); ``finer``: how
-        much larger that look sees them (a finer look's)."""
+        much larger that look sees them (a finer look's); ``enlarge``: only that look, which may come
+        closer than the photo's pixels (``closer_look``'s, for a photo whose hand no other look read)."""
         timings = timings if timings is not None else {}
         started = time.perf_counter()
         if isinstance(source, np.ndarray):
@@ -148,9 +150,11 @@ class PhotoPipeline:
         side = detector_size or getattr(self.detector, "input_size", None)
         if closer_looks > 0 and side:
             look = closer_look(detections, (small.shape[1], small.shape[0]), side,
-                               most_zoom=1.0 / scale, finer=finer)
+                               most_zoom=1.0 / scale, finer=finer, enlarge=enlarge)
             if look is not None:
                 return self._read_closer(source, look, scale, timings, closer_looks - 1, finer)
+        if enlarge:  # asked for the closer look only: without one this is the first look again
+            return Refusal("no closer look is due")
         if not detections:
             return Refusal("no tiles found in the photo")
         tile_pixels = float(np.median([max(d.width, d.height) for d in detections]))
@@ -244,6 +248,8 @@ class PhotoPipeline:
             refusal = result
             result = self._read_finer(source, setup, image, budget=budget, look_seconds=look_seconds)
             if result is None:
+                result = self._read_enlarged(source, setup, image, budget=budget, look_seconds=look_seconds)
+            if result is None:
                 result = self._read_last_resort(looked, setup, image, budget=budget)
             if result is None:
                 reason = refusal.reason
@@ -284,6 +290,28 @@ class PhotoPipeline:
                            timings={**{f"finer_{key}": value for key, value in timings.items()},
                                     **result.timings, "finer_detector_size": float(size)})
         return None
+
+    def _read_enlarged(self, source: PhotoSource, setup: HandSetup, image: str, *, budget: Budget,
+                       look_seconds: float) -> PhotoResult | None:
+        """The hand read from a closer look that enlarges the photo's pixels (:data:`ENLARGE`), its
+        score called unsure; None if the tiles need no closer look or the hand still does not read.
+        Tried after the finer looks: enlarging loses hands that read without it (``closer_look``)."""
+        left = budget.seconds_left()
+        if left is not None and left < look_seconds * ENLARGE ** 2:
+            return None
+        timings: dict[str, float] = {}
+        looked = self._read_tiles(source, timings, enlarge=True)
+        if isinstance(looked, Refusal):  # no closer look was due, or it found no tiles
+            return None
+        result = self._read_hand(*looked.readers(), setup, image, cut_merged=False, budget=budget)
+        if isinstance(result, Refusal):
+            return None
+        note = "read from a closer look that enlarges the photo; the first look found no legal hand"
+        report = (None if result.report is None
+                  else replace(result.report, score_stable=False, notes=[*result.report.notes, note]))
+        return replace(result, report=report, warnings=[*result.warnings, FINER_LOOK_WARNING],
+                       timings={**{f"enlarged_{key}": value for key, value in timings.items()},
+                                **result.timings})
 
     def _read_last_resort(self, looked: TilesRead, setup: HandSetup, image: str, *,
                           budget: Budget) -> PhotoResult | None:
