@@ -88,18 +88,17 @@ def closer_look(detections: list[Detection], image_size: tuple[int, int], networ
     as may any with ``enlarge`` (a photo whose hand no other look read)."""
     width, height = image_size
     sure = [d for d in detections if not d.spare]
-    few = len(sure) < FEW_TILES or _seen_tile(sure, image_size, network_side) < SMALL_TILE
-    if enlarge or (len(sure) < FEW_FOR_HAND and few):
+    seen = _seen_tile(sure, image_size, network_side)
+    if enlarge or (len(sure) < FEW_FOR_HAND and (len(sure) < FEW_TILES or seen < SMALL_TILE)):
         most_zoom *= ENLARGE
     if most_zoom < MIN_DETAIL:
         return None
     if len(sure) < FEW_TILES:
         whole = (0.0, 0.0, float(width), float(height))
         return _input_for(network_side, min(FEW_TILES_ZOOM, most_zoom), 1.0, most_zoom, whole)
-    tile = float(np.median([max(d.width, d.height) for d in sure]))
-    seen = _seen_tile(sure, image_size, network_side)
     if seen >= SMALL_TILE:
         return None
+    tile = float(np.median([max(d.width, d.height) for d in sure]))
     wanted = min(TARGET_TILE * finer / max(seen, 1e-9), most_zoom)
     boxes = np.array([d.box for d in sure], np.float64)
     low = boxes[:, :2].min(axis=0) - MARGIN * tile
