@@ -284,11 +284,7 @@ class PhotoPipeline:
                 continue
             note = (f"read from a second look with the detector at {size} pixels; the first look found no "
                     "legal hand")
-            report = (None if result.report is None
-                      else replace(result.report, score_stable=False, notes=[*result.report.notes, note]))
-            return replace(result, report=report, warnings=[*result.warnings, FINER_LOOK_WARNING],
-                           timings={**{f"finer_{key}": value for key, value in timings.items()},
-                                    **result.timings, "finer_detector_size": float(size)})
+            return _from_another_look(result, note, "finer", {**timings, "detector_size": float(size)})
         return None
 
     def _read_enlarged(self, source: PhotoSource, setup: HandSetup, image: str, *, budget: Budget,
@@ -307,11 +303,7 @@ class PhotoPipeline:
         if isinstance(result, Refusal):
             return None
         note = "read from a closer look that enlarges the photo; the first look found no legal hand"
-        report = (None if result.report is None
-                  else replace(result.report, score_stable=False, notes=[*result.report.notes, note]))
-        return replace(result, report=report, warnings=[*result.warnings, FINER_LOOK_WARNING],
-                       timings={**{f"enlarged_{key}": value for key, value in timings.items()},
-                                **result.timings})
+        return _from_another_look(result, note, "enlarged", timings)
 
     def _read_last_resort(self, looked: TilesRead, setup: HandSetup, image: str, *,
                           budget: Budget) -> PhotoResult | None:
@@ -371,6 +363,16 @@ class PhotoPipeline:
         if isinstance(result, Refusal):
             raise refusal_error(result)
         return result
+
+
+def _from_another_look(result: PhotoResult, note: str, look: str, timings: dict[str, float]) -> PhotoResult:
+    """``result``, read from a look after the first failed, marked so: its score not called sure, the
+    report noting which look read it, the finer-look warning, and that look's ``timings`` under its
+    name (``look``)."""
+    report = (None if result.report is None
+              else replace(result.report, score_stable=False, notes=[*result.report.notes, note]))
+    return replace(result, report=report, warnings=[*result.warnings, FINER_LOOK_WARNING],
+                   timings={**{f"{look}_{key}": value for key, value in timings.items()}, **result.timings})
 
 
 def read_photo(path: str | Path, rules: Rules = None, table: TableSettings | None = None,
