@@ -99,9 +99,10 @@ def roboflow_sets(classifier: TileClassifier, data: Path) -> list[HeldOutSet]:
 def table_photo_set(classifier: TileClassifier) -> list[HeldOutSet]:
     """The validation photos of the automatic table we labelled: one physical set, the only one
     here with flowers and seasons in several photos (its training photos were trained on, so it is
-    not held out; reported apart)."""
-    from vision.dataset.manifest import detection_of, image_path, read_manifest
-    from vision.training.classifier_data import REAL_LABELS_MANIFEST
+    not held out; reported apart). Tiles are cut as the classifier's evaluation cuts them
+    (``table_photo_detection``: a wide box our review marks upright is cut upright)."""
+    from vision.dataset.manifest import image_path, read_manifest
+    from vision.training.classifier_data import REAL_LABELS_MANIFEST, table_photo_detection
 
     if not REAL_LABELS_MANIFEST.is_file():
         return []
@@ -113,7 +114,7 @@ def table_photo_set(classifier: TileClassifier) -> list[HeldOutSet]:
             return []
         labelled = [t for t in record.tiles if t.code in classifier.labels and t.code != "back"
                     and not t.face_down]
-        detections = [detection_of(t) for t in labelled]
+        detections = [table_photo_detection(t) for t in labelled]
         image = read_bgr(path)
         views = cut_views(PhotoSource(path), detections, [t.code for t in labelled], path.name)
         tiles += [Tile(number, t.code, crop_detection(image, d, classifier.input_size), view)
