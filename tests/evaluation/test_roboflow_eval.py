@@ -23,7 +23,18 @@ def test_a_tile_matches_a_detection_on_its_centre_but_not_two_halves() -> None:
     halves = np.array([[60, 0, 120, 40], [60, 40, 120, 80]], np.float32)
     assert match_centres(halves, [0.9, 0.8], truth) == {}
     both = np.array([[1, 1, 59, 79], [2, 0, 60, 80], [61, 0, 120, 80]], np.float32)
-    assert match_centres(both, [0.5, 0.9, 0.7], truth) == {0: 1, 1: 2}
+    assert match_centres(both, [0.5, 0.9, 0.7], truth) == {0: 0, 1: 2}
+    tie = np.array([[0, 0, 60, 80], [0, 0, 60, 80]], np.float32)
+    assert match_centres(tie, [0.5, 0.9], truth[:1]) == {0: 1}
+
+
+def test_a_label_shifted_along_its_row_still_matches_its_own_tile() -> None:
+    """An augmented copy's labels slide off their tiles along the row (a fifth of a tile here):
+    each still takes its own tile, never the neighbour's."""
+    tiles = np.array([[0, 60 * i, 80, 60 * i + 60] for i in range(4)], np.float32)  # a row lying across
+    shifted = tiles + np.array([0, 14, 0, 14], np.float32)
+    assert match_centres(tiles, [1.0] * 4, shifted) == {0: 0, 1: 1, 2: 2, 3: 3}
+    assert match_centres(tiles[1:], [1.0] * 3, shifted[:1]) == {}
 
 
 def test_the_far_and_close_views_keep_the_boxes_on_their_tiles() -> None:

@@ -23,10 +23,11 @@ a physical set the names tell) and per band of tile height in the picture as rea
   the photos with every labelled tile right (hand photos, 14-24 tiles, apart).
 
 A detection matches a labelled tile when its centre lies within :data:`CENTRE_REACH` of the
-label box's shorter side of the box's centre (greedy, surest first), not by IoU: the label boxes
-of turned tiles are loose (an augmented copy's are the box of the turned box; the uploaded rows
-at a slant are boxed loosely too), while a detection hugs its tile. A tile found as two halves is
-still missed: each half's centre lies a quarter tile off.
+label box's shorter side of the box's centre and its longer side is at least :data:`WHOLE_SHARE`
+of the label's (one to one, nearest pairs first), not by IoU: the label boxes of turned tiles are
+loose and an augmented copy's are often shifted off their tiles by a fifth of a tile or more (the
+box of the turned box; the uploaded rows at a slant are boxed loosely too), while a detection hugs
+its tile. A tile found as two halves is still missed: each half is half as long as its tile.
 """
 
 from __future__ import annotations
@@ -49,7 +50,9 @@ from vision.types import Detection
 #: Tile-height bands (pixels, in the image as read): the issue's.
 BANDS = ((0, 40, "<40"), (40, 120, "40-120"), (120, 300, "120-300"), (300, 10**6, ">300"))
 #: Loose boxes: how near (a share of the box's shorter side) a detection's centre must be.
-CENTRE_REACH = 0.15
+CENTRE_REACH = 0.3
+#: A detection shorter than this share of the label's longer side is a piece of the tile, not the tile.
+WHOLE_SHARE = 0.6
 #: The picture size of the far and close views (a phone photo's 4:3).
 VIEW_SIZE = (1280, 960)
 #: The close view's window height, in median tile heights.
@@ -133,23 +136,28 @@ ReadTiles = Callable[[np.ndarray], list[tuple[tuple[float, float, float, float],
 
 
 def match_centres(pred: np.ndarray, scores: Sequence[float], truth: np.ndarray) -> dict[int, int]:
-    """Truth index -> prediction index, matched by centres (module docstring), surest first."""
+    """Truth index -> prediction index, matched by centres (module docstring): nearest pairs
+    first, the surer detection first at equal distance."""
     pred = np.asarray(pred, np.float64).reshape(-1, 4)
     truth = np.asarray(truth, np.float64).reshape(-1, 4)
     if not len(pred) or not len(truth):
         return {}
     centres = (pred[:, :2] + pred[:, 2:]) / 2
     truth_centres = (truth[:, :2] + truth[:, 2:]) / 2
-    reach = CENTRE_REACH * np.minimum(truth[:, 2] - truth[:, 0], truth[:, 3] - truth[:, 1])
+    sides = truth[:, 2:] - truth[:, :2]
+    long_pred = np.max(pred[:, 2:] - pred[:, :2], axis=1)
     distance = np.linalg.norm(centres[:, None] - truth_centres[None], axis=2)
+    near = ((distance <= CENTRE_REACH * sides.min(axis=1)[None])
+            & (long_pred[:, None] >= WHOLE_SHARE * sides.max(axis=1)[None]))
+    rows, cols = np.nonzero(near)
+    order = np.lexsort((-np.asarray(scores, np.float64)[rows], distance[rows, cols]))
     taken: dict[int, int] = {}
-    free = np.ones(len(truth), bool)
-    for i in np.argsort(-np.asarray(scores, np.float64), kind="stable"):
-        near = np.where((distance[i] <= reach) & free, distance[i], np.inf)
-        j = int(np.argmin(near))
-        if np.isfinite(near[j]):
-            taken[j] = int(i)
-            free[j] = False
+    used: set[int] = set()
+    for k in order:
+        i, j = int(rows[k]), int(cols[k])
+        if j not in taken and i not in used:
+            taken[j] = i
+            used.add(i)
     return taken
 
 
