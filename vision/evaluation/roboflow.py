@@ -27,7 +27,8 @@ label box's shorter side of the box's centre and its longer side is at least :da
 of the label's (one to one, nearest pairs first), not by IoU: the label boxes of turned tiles are
 loose and an augmented copy's are often shifted off their tiles by a fifth of a tile or more (the
 box of the turned box; the uploaded rows at a slant are boxed loosely too), while a detection hugs
-its tile. A tile found as two halves is still missed: each half is half as long as its tile.
+its tile. A tile found as two halves is still missed: each half's centre lies a quarter of the
+tile's length (a third of its width) off, beyond the reach, and a smaller piece is too short.
 """
 
 from __future__ import annotations

@@ -8,9 +8,9 @@ Held-out sets (``../shared/data``; none was trained on):
   one view per face (each face's first labelled tile, photos in manifest order), read the date's
   other tiles; ``photo``, every labelled tile of the first photo, read the date's other photos (the
   faces that photo lacks fall back to the shipped models).
-* the table-photo validation photos (``datasets/real-labels/table-photos.jsonl``): one physical
-  set, the only one with flowers and seasons in several photos, but its training photos were
-  trained on, so it is reported apart.
+* the table-photo validation photos (``datasets/real-labels/table-photos.jsonl``): mostly one
+  set (two styles of flowers show), the only one with flowers and seasons in several photos, but
+  its training photos were trained on, so it is reported apart.
 * ``crops-labelled``'s validation sets (one crop per face): each crop read with a profile of the
   set's other faces only (``fallback``), which shows whether a profile steals tiles of faces it
   lacks; they hold no second crop of a face to read after learning it.
@@ -97,10 +97,11 @@ def roboflow_sets(classifier: TileClassifier, data: Path) -> list[HeldOutSet]:
 
 
 def table_photo_set(classifier: TileClassifier) -> list[HeldOutSet]:
-    """The validation photos of the automatic table we labelled: one physical set, the only one
-    here with flowers and seasons in several photos (its training photos were trained on, so it is
-    not held out; reported apart). Tiles are cut as the classifier's evaluation cuts them
-    (``table_photo_detection``: a wide box our review marks upright is cut upright)."""
+    """The validation photos of the automatic table we labelled: the only photos here with flowers
+    and seasons in several photos, mostly of one set (two styles of flowers show), its training
+    photos trained on, so it is not held out; reported apart. Tiles are cut as the classifier's
+    evaluation cuts them (``table_photo_detection``: a wide box our review marks upright is cut
+    upright)."""
     from vision.dataset.manifest import image_path, read_manifest
     from vision.training.classifier_data import REAL_LABELS_MANIFEST, table_photo_detection
 
