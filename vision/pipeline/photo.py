@@ -44,6 +44,7 @@ from vision.pipeline.perception import TOP_K, Perception, rescaled
 from vision.pipeline.readings import read_outcome
 from vision.pipeline.result import PhotoReadError, PhotoResult
 from vision.pipeline.setup import Context, HandSetup, Rules
+from vision.repairs.blank_faces import with_blank_faces
 from vision.repairs.closer_look import ENLARGE, Look, closer_look, shifted
 from vision.repairs.colour_cast import neutralised
 from vision.repairs.duplicates import with_spares
@@ -176,7 +177,8 @@ class PhotoPipeline:
         balanced = neutralised(crop_image, [d.quad for d in faces])  # a strongly coloured lamp
         if balanced is not None:
             crop_image = balanced
-        readings = self.classifier.classify(crop_image, faces, top_k=TOP_K, second_outlines=seconds)
+        readings = with_blank_faces(crop_image, self.classifier.classify(crop_image, faces, top_k=TOP_K,
+                                                                          second_outlines=seconds))
         timings["classify"] = time.perf_counter() - started - timings["load"] - timings["detect"]
 
         perception = Perception(self.classifier, crop_image, crop_scale)
