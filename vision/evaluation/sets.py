@@ -5,12 +5,14 @@ Held-out sets (``../shared/data``; none was trained on):
 * ``roboflow-chinese``, one set per shooting date (``IMG_YYYYMMDD_*`` held-out sources of
   ``datasets/splits/roboflow-chinese.json`` with at least :data:`MIN_PHOTOS` photos as uploaded,
   augmented copies left out). Two ways to learn: ``view``,
-  one view per face (each face's first labelled tile, photos in manifest order), read the date's
-  other tiles; ``photo``, every labelled tile of the first photo, read the date's other photos (the
-  faces that photo lacks fall back to the shipped models).
+  one view per face (each face's first labelled tile, photos in manifest order), read that face's
+  tiles in the date's other photos; ``photo``, every labelled tile of the first photo, read the
+  date's other photos (the faces that photo lacks fall back to the shipped models).
 * the table-photo validation photos (``datasets/real-labels/table-photos.jsonl``): mostly one
   set (two styles of flowers show), the only one with flowers and seasons in several photos, but
-  its training photos were trained on, so it is reported apart.
+  its training photos were trained on, so it is reported apart. It holds up to four augmented
+  copies of each photo (one ``set_id``); copies count as one photo, so no tile is read in a copy of
+  the photo it was learned from.
 * ``crops-labelled``'s validation sets (one crop per face): each crop read with a profile of the
   set's other faces only (``fallback``), which shows whether a profile steals tiles of faces it
   lacks; they hold no second crop of a face to read after learning it.
@@ -48,7 +50,8 @@ MIN_PHOTOS = 4
 
 @dataclass(frozen=True)
 class Tile:
-    """One labelled tile of a held-out set: which photo, its code, its crop for the classifier."""
+    """One labelled tile of a held-out set: which photo (copies of one photo share the number), its
+    code, its crop for the classifier."""
 
     photo: int
     code: str
@@ -109,7 +112,9 @@ def table_photo_set(classifier: TileClassifier) -> list[HeldOutSet]:
         return []
     tiles = []
     records = [r for r in read_manifest(REAL_LABELS_MANIFEST) if r.split == "val" and r.reviewed]
-    for number, record in enumerate(records):
+    groups: dict[str, int] = {}
+    for record in records:
+        number = groups.setdefault(record.set_id or record.image, len(groups))
         path = image_path(record, REAL_LABELS_MANIFEST)
         if not path.is_file():
             return []
@@ -141,7 +146,8 @@ def _learn_read(held: HeldOutSet, protocol: str) -> list[tuple[list[int], list[i
         for index, tile in enumerate(held.tiles):
             first.setdefault(tile.code, index)
         learned = sorted(first.values())
-        return [(learned, [i for i in range(len(held.tiles)) if i not in set(learned)])]
+        return [(learned, [i for i, tile in enumerate(held.tiles)
+                           if tile.photo != held.tiles[first[tile.code]].photo])]
     if protocol == "photo":
         learned = [i for i, tile in enumerate(held.tiles) if tile.photo == 0]
         return [(learned, [i for i, tile in enumerate(held.tiles) if tile.photo != 0])]
