@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -184,6 +184,14 @@ class Detector(Protocol):
 
     def detect(self, image_bgr: np.ndarray, *, spares: bool = False,
                input_size: int | None = None) -> list[Detection]: ...
+
+
+@runtime_checkable
+class MirrorViewDetector(Detector, Protocol):
+    """A detector that also looks at the mirror image and can give a copy of itself that does not
+    (half the cost), for a look that only confirms tiles."""
+
+    def single_view(self) -> Detector: ...
 
 
 class Classifier(Protocol):

@@ -20,6 +20,7 @@ does not grow with the photo's resolution.
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from dataclasses import dataclass, replace
@@ -323,6 +324,12 @@ class TileDetector:
             mirrored, cells = mirror_content(network_image, content_width, self.stride)
             maps = mean_mirrored_heat(maps, self._run(mirrored), cells)
         return maps, box
+
+    def single_view(self) -> TileDetector:
+        """This detector without the mirror view (the same network session)."""
+        single = copy.copy(self)
+        single.mirror_view = False
+        return single
 
     def _run(self, network_image: np.ndarray) -> np.ndarray:
         return self.session.run(None, {self.input_name: to_network_input(network_image)})[0][0]

@@ -20,7 +20,8 @@ import math
 
 import numpy as np
 
-from vision.types import Detection, Detector
+from vision.repairs.whole_over_pieces import COARSE_INPUT, holds_pieces, whole_over_pieces, worth_coarser
+from vision.types import Detection, Detector, MirrorViewDetector
 
 #: The probe's network input (long side).
 PROBE_INPUT = 192
@@ -61,8 +62,19 @@ def network_side(detector: Detector) -> int:
 def detect_whole_tiles(detector: Detector, image_bgr: np.ndarray, spares: bool = False) -> list[Detection]:
     """The detector's tiles in ``image_bgr`` at its own input (:func:`network_side`), or, in a
     close-up, at the smaller input :func:`farther_input` picks from a probe (``spares`` as the
-    detector takes it)."""
+    detector takes it). At its own input, where the probe holds two detections in one tile, tiles it
+    split into pieces are taken whole from a coarser look (``vision.repairs.whole_over_pieces``)."""
     probe = detector.detect(image_bgr, input_size=PROBE_INPUT)
     height, width = image_bgr.shape[:2]
-    size = farther_input(probe, (width, height), network_side(detector))
-    return detector.detect(image_bgr, spares=spares, input_size=size)
+    side = network_side(detector)
+    size = farther_input(probe, (width, height), side)
+    first = detector.detect(image_bgr, spares=spares, input_size=size)
+    if size is not None or not worth_coarser(first, (width, height), side) or not holds_pieces(first, probe):
+        return first
+    return whole_over_pieces(first, single_view(detector).detect(image_bgr, input_size=COARSE_INPUT))
+
+
+def single_view(detector: Detector) -> Detector:
+    """``detector`` without its mirror view where it has one (half the cost), for a look that only
+    confirms tiles."""
+    return detector.single_view() if isinstance(detector, MirrorViewDetector) else detector
