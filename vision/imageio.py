@@ -19,6 +19,7 @@ import os
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import cv2
 import numpy as np
@@ -239,6 +240,15 @@ def read_bgr(path: str | os.PathLike[str], flags: int = cv2.IMREAD_COLOR) -> np.
     return image
 
 
+class ImageSource(Protocol):
+    """A photo offered at the resolutions a stage needs: ``image(max_side)`` gives the picture with its
+    long side at most that (None = full) and its scale against ``full_size`` (width, height)."""
+
+    full_size: tuple[int, int]
+
+    def image(self, max_side: int | None = None) -> tuple[np.ndarray, float]: ...
+
+
 class PhotoSource:
     """One photo, decoded at the resolutions a stage needs (small for detection, larger for crops).
 
@@ -294,7 +304,7 @@ class RegionSource:
     in the photo's full-resolution pixels) places them in the photo.
     """
 
-    def __init__(self, source: PhotoSource | ArraySource, region: tuple[int, int, int, int]) -> None:
+    def __init__(self, source: ImageSource, region: tuple[int, int, int, int]) -> None:
         x1, y1, x2, y2 = region
         width, height = source.full_size
         if not (0 <= x1 < x2 <= width and 0 <= y1 < y2 <= height):

@@ -92,11 +92,12 @@ def test_a_held_out_render_whose_4z_the_detector_turned_reads_exactly(tmp_path, 
     """Held-out render 910059 (``scripts/evaluate.py hands --render 150 --seed 910000``): a 4z of
     the concealed row comes out flagged sideways and reads as another face, unsure, cut across;
     upright it reads 4z, and the hand reads exactly as seen. Without the second reading the hand
-    does not read, reads wrong, or reads only with that tile corrected."""
+    does not read, reads wrong, or reads only with that tile corrected. Read upright only: turned
+    level (``vision.repairs.turned_look``) no tile comes out flagged."""
     path, record = held_out_render(910059, tmp_path)
     context = dict(record.hand.get("context", {}))
     labels = [tuple(t.box) for t in record.tiles]
-    pipeline = PhotoPipeline(photo_budget=NO_DEADLINE)
+    pipeline = PhotoPipeline(photo_budget=NO_DEADLINE, turned_look=False)
 
     def flagged_standing(readings: list[TileReading]) -> list[str]:
         found = match_labels(labels, [r.detection.box for r in readings])

@@ -5,10 +5,13 @@ it, in the photo's full-resolution pixels, without knowing which window or scale
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 import numpy as np
 
 from vision.repairs.closer_look import shifted
+from vision.repairs.stray_flowers import ReadFlowers
+from vision.repairs.turned_faces import Classify
 from vision.types import Classifier, Detection, TileReading
 
 #: Candidates kept per tile for the decoder.
@@ -52,3 +55,15 @@ class Perception:
     def within(self, dx: float, dy: float) -> Perception:
         """This perception of a window placed at ``(dx, dy)`` in the photo, taking the photo's pixels."""
         return replace(self, offsets=((dx, dy), *self.offsets))
+
+
+class TilesRead(NamedTuple):
+    """One look's readings (the photo's full-resolution pixels), and the models on the image its
+    crops were cut from, to read more detections with (:class:`Perception`)."""
+
+    readings: list[TileReading]
+    perception: Perception
+
+    def readers(self) -> tuple[list[TileReading], Classify, ReadFlowers]:
+        """The readings and the two reading functions, as :meth:`PhotoPipeline.read_hand` takes them."""
+        return self.readings, self.perception.classify, self.perception.read_flowers

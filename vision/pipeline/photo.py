@@ -21,7 +21,6 @@ import math
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import NamedTuple
 
 import numpy as np
 
@@ -36,14 +35,15 @@ from vision.decode.budget import (
     time_limit_reason,
 )
 from vision.decode.refusals import refusal_error
-from vision.imageio import ArraySource, PhotoSource, RegionSource
+from vision.imageio import ArraySource, ImageSource, PhotoSource, RegionSource
 from vision.layout import face_outline, row_angle
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
 from vision.pipeline.looks import read_flowers_again, read_with_second_looks, stop_at
-from vision.pipeline.perception import TOP_K, Perception, rescaled
+from vision.pipeline.perception import TOP_K, Perception, TilesRead, rescaled
 from vision.pipeline.readings import read_outcome
 from vision.pipeline.result import PhotoReadError, PhotoResult
 from vision.pipeline.setup import Context, HandSetup, Rules
+from vision.pipeline.turned import surer_turned
 from vision.repairs.blank_faces import with_blank_faces
 from vision.repairs.closer_look import ENLARGE, Look, closer_look, shifted
 from vision.repairs.colour_cast import neutralised
@@ -52,6 +52,7 @@ from vision.repairs.farther_look import detect_whole_tiles, network_side
 from vision.repairs.sideways_cut import second_cuts
 from vision.repairs.stray_flowers import ReadFlowers
 from vision.repairs.turned_faces import Classify
+from vision.repairs.turned_look import TURN_FROM, row_slant
 from vision.repairs.upright_faces import with_false_turns_undone
 from vision.types import Classifier, Detector, Refusal, TileReading
 
@@ -74,26 +75,15 @@ FINER_LOOK_WARNING = ("the score is not certain: the hand read only when the pho
                       "finer; check that every tile was found")
 
 
-class TilesRead(NamedTuple):
-    """One look's readings (the photo's full-resolution pixels), and the models on the image its
-    crops were cut from, to read more detections with (:class:`Perception`)."""
-
-    readings: list[TileReading]
-    perception: Perception
-
-    def readers(self) -> tuple[list[TileReading], Classify, ReadFlowers]:
-        """The readings and the two reading functions, as :meth:`PhotoPipeline.read_hand` takes them."""
-        return self.readings, self.perception.classify, self.perception.read_flowers
-
-
 class PhotoPipeline:
     """The models plus the resolution policy. Models load on first use (the CLI may fail earlier)."""
 
     def __init__(self, detector: Detector | None = None, classifier: Classifier | None = None,
-                 photo_budget: BudgetLimits = PHOTO_BUDGET) -> None:
+                 photo_budget: BudgetLimits = PHOTO_BUDGET, turned_look: bool = True) -> None:
         self._detector = detector
         self._classifier = classifier
         self.photo_budget = photo_budget  # each photo's readings and seconds (``vision.decode.budget``)
+        self.turned_look = turned_look  # read a slanted photo turned level too (``_first_look``)
 
     @property
     def detector(self) -> Detector:
@@ -119,12 +109,22 @@ class PhotoPipeline:
                    timings: dict[str, float] | None = None) -> list[TileReading]:
         """Detect and classify every tile; boxes in full-resolution upright pixels (InputError when
         the photo shows none)."""
-        looked = self._read_tiles(source, timings)
+        looked = self._first_look(ArraySource(source) if isinstance(source, np.ndarray) else source,
+                                  timings if timings is not None else {})
         if isinstance(looked, Refusal):
             raise InputError(looked.reason)
         return looked.readings
 
-    def _read_tiles(self, source: PhotoSource | ArraySource | RegionSource | np.ndarray,
+    def _first_look(self, source: ImageSource, timings: dict[str, float]) -> TilesRead | Refusal:
+        """:meth:`_read_tiles` of the photo, or of it turned level where that reads surer
+        (``vision.pipeline.turned``; not with ``turned_look`` off)."""
+        looked = self._read_tiles(source, timings)
+        slant = row_slant(source.image(DETECT_SIDE)[0]) if self.turned_look else 0.0
+        if abs(slant) < TURN_FROM:
+            return looked
+        return surer_turned(looked, source, slant, self._read_tiles, self.classifier, timings)
+
+    def _read_tiles(self, source: ImageSource | np.ndarray,
                     timings: dict[str, float] | None = None, detector_size: int | None = None,
                     closer_looks: int | None = None, finer: float = 1.0,
                     enlarge: bool = False) -> TilesRead | Refusal:
@@ -190,7 +190,7 @@ class PhotoPipeline:
         """The detector's own input size (512 when a stand-in detector does not say)."""
         return network_side(self.detector)
 
-    def _read_closer(self, source: PhotoSource | ArraySource | RegionSource, look: Look, scale: float,
+    def _read_closer(self, source: ImageSource, look: Look, scale: float,
                      timings: dict[str, float], closer_looks: int, finer: float) -> TilesRead | Refusal:
         """:meth:`_read_tiles` of the window ``look`` names (in the pixels of the image seen at
         ``scale``), its readings and perception in the photo's full-resolution pixels."""
@@ -239,7 +239,7 @@ class PhotoPipeline:
         started = time.perf_counter()
         source = PhotoSource(path)
         timings: dict[str, float] = {}
-        looked = self._read_tiles(source, timings)
+        looked = self._first_look(source, timings)
         if isinstance(looked, Refusal):
             raise InputError(looked.reason)
         look_seconds = time.perf_counter() - started  # what one look's models take on this machine
