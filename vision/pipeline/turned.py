@@ -17,8 +17,9 @@ ReadLook = Callable[[ImageSource, dict[str, float]], TilesRead | Refusal]
 def surer_turned(upright: TilesRead | Refusal, source: ImageSource, slant: float, read: ReadLook,
                  classifier: Classifier, timings: dict[str, float]) -> TilesRead | Refusal:
     """``upright``, or ``source`` turned by ``slant`` degrees and read with ``read`` where that reads
-    surer, its readings turned back into the photo's pixels and read again through ``classifier`` on
-    the photo itself (same scale). The turned look's timings join ``timings`` as ``turned_*``."""
+    surer: its readings turned back into the photo's pixels, and what reads more detections later
+    (the repairs) ``classifier`` on the photo itself, at the turned look's scale, without the turned
+    look's colour balance. The turned look's timings join ``timings`` as ``turned_*``."""
     turned_source = TurnedSource(source, slant)
     turned_timings: dict[str, float] = {}
     turned = read(turned_source, turned_timings)

@@ -101,10 +101,9 @@ class TurnedSource:
         return replace(detection, box=box, quad=quad, angle=angle)
 
 
-
 def sureness(readings: Sequence[TileReading]) -> tuple[int, float]:
     """How many tiles read with a top-1 probability of :data:`SURE` or more, and the mean top-1
-    probability (0 for none): which of two looks at a photo reads it surer, in that order."""
+    probability (0 for none)."""
     tops = [reading.candidates[0][1] if reading.candidates else 0.0 for reading in readings]
     return sum(1 for top in tops if top >= SURE), float(np.mean(tops)) if tops else 0.0
 
