@@ -19,12 +19,17 @@ def intersection_area(a: Sequence[float], b: Sequence[float]) -> float:
     return width * height if width > 0 and height > 0 else 0.0
 
 
+def box_area(box: Sequence[float]) -> float:
+    """The area of an ``(x1, y1, x2, y2)`` box (0.0 for an empty one)."""
+    return max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
+
+
 def box_iou(a: Sequence[float], b: Sequence[float]) -> float:
     """Intersection over union of two ``(x1, y1, x2, y2)`` boxes (0.0 when they do not overlap)."""
     inter = intersection_area(a, b)
     if inter == 0.0:
         return 0.0
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    union = box_area(a) + box_area(b) - inter
     return inter / union if union > 0 else 0.0
 
 

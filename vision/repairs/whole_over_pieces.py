@@ -20,7 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from vision.geometry import intersection_area
+from vision.geometry import box_area, intersection_area
 from vision.types import Detection
 
 #: The coarser look's network input (long side).
@@ -40,10 +40,6 @@ LEVEL_SHARE = 0.7
 ACROSS_SHARE = 0.3
 
 
-def _area(box: Sequence[float]) -> float:
-    return max(0.0, box[2] - box[0]) * max(0.0, box[3] - box[1])
-
-
 def worth_coarser(first: Sequence[Detection], image_size: tuple[int, int], network_side: int) -> bool:
     """Whether the first look (on an image of ``image_size``, width and height, seen at
     ``network_side``) holds tiles large enough to be looked at coarser."""
@@ -61,12 +57,12 @@ def _wholes(first: Sequence[Detection], coarse: Sequence[Detection]) -> list[tup
     wholes: list[tuple[Detection, list[int]]] = []
     for whole in sorted((d for d in coarse if not d.spare), key=lambda d: -d.score):
         pieces = [k for k, d in enumerate(first) if k not in taken
-                  and intersection_area(d.box, whole.box) >= INSIDE_SHARE * _area(d.box)]
+                  and intersection_area(d.box, whole.box) >= INSIDE_SHARE * box_area(d.box)]
         if len(pieces) < FEWEST_PIECES:
             continue
         extent = (min(first[k].box[0] for k in pieces), min(first[k].box[1] for k in pieces),
                   max(first[k].box[2] for k in pieces), max(first[k].box[3] for k in pieces))
-        whole_area, extent_area = _area(whole.box), _area(extent)
+        whole_area, extent_area = box_area(whole.box), box_area(extent)
         if whole_area > EXTENT_RATIO * extent_area or extent_area > EXTENT_RATIO * whole_area:
             continue
         taken.update(pieces)
