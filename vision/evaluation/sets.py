@@ -16,6 +16,10 @@ Held-out sets (``../shared/data``; none was trained on):
 * ``crops-labelled``'s validation sets (one crop per face): each crop read with a profile of the
   set's other faces only (``fallback``), which shows whether a profile steals tiles of faces it
   lacks; they hold no second crop of a face to read after learning it.
+* the same crop sets rendered (``vision.evaluation.rendered_sets``), as printed and mirrored, and
+  the Unicode art mirrored: learned from a photo of the set laid out in the documented order,
+  read in shuffled photos of it (``photo``); the only held-out sets whose flowers and seasons
+  are read in photos other than the one they were learned from.
 
 Tiles are cut from the labelled boxes, so the classifier and the set are judged without the
 detector. Per set: tiles, top-1 before and after, flowers and seasons apart, ECE and NLL.
@@ -28,7 +32,6 @@ import json
 import sys
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -37,32 +40,18 @@ from scoring.errors import InputError
 from vision.dataset.crops import VALIDATION_SETS, load_labelled_crops
 from vision.dataset.paths import shared_data_dir
 from vision.evaluation.classification import ClassificationReport
+from vision.evaluation.rendered_sets import rendered_sets
+from vision.evaluation.set_tiles import HeldOutSet, Tile
 from vision.imageio import PhotoSource, read_bgr
 from vision.models.classifier import TileClassifier
 from vision.models.crops import crop_detection
+from vision.models.detector import TileDetector
 from vision.sets.head import evidence_for
 from vision.sets.learn import cut_views
-from vision.sets.profile import View, as_view, empty_profile, model_digest, with_views
+from vision.sets.profile import as_view, empty_profile, model_digest, with_views
 from vision.types import Detection
 
 MIN_PHOTOS = 4
-
-
-@dataclass(frozen=True)
-class Tile:
-    """One labelled tile of a held-out set: which photo (copies of one photo share the number), its
-    code, its crop for the classifier."""
-
-    photo: int
-    code: str
-    crop: np.ndarray
-    view: View
-
-
-@dataclass(frozen=True)
-class HeldOutSet:
-    name: str
-    tiles: tuple[Tile, ...]
 
 
 def roboflow_sets(classifier: TileClassifier, data: Path) -> list[HeldOutSet]:
@@ -197,6 +186,10 @@ def _cell(value: object) -> str:
     return "-" if value is None else f"{100 * float(value):.1f}%"  # type: ignore[arg-type]
 
 
+def _rendered(result: dict) -> bool:
+    return str(result["set"]).startswith("rendered ")
+
+
 def print_table(results: Sequence[dict]) -> None:
     print("| held-out set | learned from | tiles read | top-1 before | after | flowers+seasons before | "
           "after | ECE before | after |")
@@ -205,17 +198,19 @@ def print_table(results: Sequence[dict]) -> None:
         b, a = r["before"], r["after"]
         print(f"| {r['set']} | {r['protocol']} | {b['tiles']} | {_cell(b['top1'])} | {_cell(a['top1'])} | "
               f"{_cell(b['flowers'])} | {_cell(a['flowers'])} | {b['ece']:.3f} | {a['ece']:.3f} |")
-    for protocol in sorted({r["protocol"] for r in results}):
-        chosen = [r for r in results if r["protocol"] == protocol]
+    for protocol, rendered in sorted({(r["protocol"], _rendered(r)) for r in results}):
+        chosen = [r for r in results if r["protocol"] == protocol and _rendered(r) == rendered]
         worst = min(r["after"]["top1"] - r["before"]["top1"] for r in chosen)
-        print(f"{protocol}: top-1 {_cell(_pooled(chosen, 'top1', 'before'))} -> "
+        label = f"{protocol} (rendered sets)" if rendered else protocol
+        print(f"{label}: top-1 {_cell(_pooled(chosen, 'top1', 'before'))} -> "
               f"{_cell(_pooled(chosen, 'top1', 'after'))}, flowers+seasons "
               f"{_cell(_pooled(chosen, 'flowers', 'before'))} -> "
               f"{_cell(_pooled(chosen, 'flowers', 'after'))}, "
               f"worst set change {100 * worst:+.1f} points")
 
 
-PROTOCOLS = {"roboflow": ("view", "photo"), "table": ("view", "photo"), "crops": ("fallback",)}
+PROTOCOLS = {"roboflow": ("view", "photo"), "table": ("view", "photo"), "crops": ("fallback",),
+             "rendered": ("photo",)}
 
 
 def main(argv: list[str]) -> int:
@@ -227,7 +222,7 @@ def main(argv: list[str]) -> int:
     try:
         classifier = TileClassifier()
         groups = {"roboflow": roboflow_sets(classifier, data), "table": table_photo_set(classifier),
-                  "crops": crop_sets()}
+                  "crops": crop_sets(), "rendered": rendered_sets(classifier, TileDetector())}
         if not any(groups.values()):
             raise InputError(f"no held-out sets found in {data}")
         results = [evaluate_set(held, protocol, classifier)

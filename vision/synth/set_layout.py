@@ -44,6 +44,14 @@ def render_rows(rows: Sequence[Sequence[str]], style: FaceStyle, rng: np.random.
     """A BGR photo of ``rows`` of tiles (top row furthest from the camera's bottom edge) lying face
     up; ``upside_down`` turns the camera a half about its axis; ``face`` alters each face image
     (the style's look) before it is drawn."""
+    return laid_out(rows, style, rng, upside_down=upside_down, width=width, height=height, face=face)[0]
+
+
+def laid_out(rows: Sequence[Sequence[str]], style: FaceStyle, rng: np.random.Generator, *,
+             upside_down: bool = False, width: int = 1600, height: int = 1200,
+             face: Callable[[np.ndarray], np.ndarray] | None = None) -> tuple[np.ndarray, list[np.ndarray]]:
+    """:func:`render_rows`'s photo and each tile's face outline in it (4 x 2 pixels, top-left,
+    top-right, bottom-right, bottom-left as the face reads), in the order of ``rows``."""
     w, h, d = TILE_MM
     longest = max(len(row) for row in rows)
     span_x = longest * (w + TILE_GAP_MM)
@@ -69,7 +77,8 @@ def render_rows(rows: Sequence[Sequence[str]], style: FaceStyle, rng: np.random.
     elevation = math.radians(60)
     direction = np.array([0.3 * math.cos(elevation), -math.cos(elevation), math.sin(elevation)])
     light = Lighting(direction=direction / np.linalg.norm(direction), ambient=0.65)
+    faces = [camera.project(body.side_quad(2, 1))[0] for body in bodies]
     bodies.sort(key=lambda body: -float(camera.to_camera(body.centre[None])[0, 2]))
     for body in bodies:
         draw_body(image, body, camera, light, rng)
-    return image
+    return image, faces
