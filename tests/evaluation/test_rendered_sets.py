@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-
 from shared_data import needs_shared_data
+
 from vision.evaluation.rendered_sets import looks, rendered_sets
 from vision.evaluation.sets import evaluate_set
 from vision.models.classifier import TileClassifier

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 from vision.dataset.roboflow import load_roboflow, read_split, roboflow_dir
+from vision.evaluation.matching import match_centres
 from vision.evaluation.roboflow import (
     VIEW_SIZE,
     band_of,
     close_view,
     evaluation_images,
     far_view,
-    match_centres,
 )
 
 

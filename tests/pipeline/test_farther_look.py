@@ -11,7 +11,8 @@ from heldout_renders import held_out_render
 
 from scoring.tiles import BACK
 from vision.dataset.manifest import ManifestRecord
-from vision.evaluation.roboflow import View, close_view, match_centres
+from vision.evaluation.matching import match_centres
+from vision.evaluation.roboflow import View, close_view
 from vision.imageio import read_bgr
 from vision.models.detector import TileDetector
 from vision.pipeline import PhotoPipeline

@@ -22,6 +22,7 @@ from vision.evaluation.hand_failures import (
     visibility,
     wrong_tiles,
 )
+from vision.evaluation.matching import match_centres
 from vision.geometry import box_iou
 from vision.named_tiles import NOTHING_NAMED, NamedTiles
 from vision.tile_fixes import Fix
@@ -46,6 +47,8 @@ class HandOutcome:
     tiles: int
     tiles_correct: int
     error: str | None = None
+    # The same count with tiles matched by centres (``vision.evaluation.matching``), not IoU.
+    tiles_correct_centres: int = 0
     seconds: float = 0.0
     has_hand: bool = True
     readable: bool = True
@@ -208,6 +211,11 @@ def evaluate_record(record: ManifestRecord, base: Path, *, pipeline: PhotoPipeli
     seconds = time.perf_counter() - started
     labelled = judged_tiles(record)
     correct = sum(1 for i in labelled if i in matches and codes[matches[i]] == record.tiles[i].code)
+    by_centres = match_centres(np.array([r.detection.box for r in readings], np.float64).reshape(-1, 4),
+                               [r.detection.score for r in readings],
+                               np.array([t.box for t in record.tiles], np.float64).reshape(-1, 4))
+    correct_centres = sum(1 for i in labelled if i in by_centres
+                          and codes[by_centres[i]] == record.tiles[i].code)
     exact = exact_visible = agrees = False
     answered = result is not None and result.score is not None
     called_sure = answered and result.report is not None and result.report.score_stable
@@ -221,7 +229,8 @@ def evaluate_record(record: ManifestRecord, base: Path, *, pipeline: PhotoPipeli
     if sheet is not None and cause is not None and readable:
         sheet.extend(misread_crops(record, Path(image), codes, matches))
     return HandOutcome(image=image, exact=exact, exact_visible=exact_visible, score_agrees=agrees,
-                       tiles=len(labelled), tiles_correct=correct, error=error, seconds=seconds,
+                       tiles=len(labelled), tiles_correct=correct, tiles_correct_centres=correct_centres,
+                       error=error, seconds=seconds,
                        has_hand=truth is not None, readable=readable,
                        answered=answered, called_sure=called_sure, cause=cause,
                        wrong=wrong_tiles(record, codes, matches) if cause or truth is None else [],

@@ -6,7 +6,9 @@ Two kinds of held-out data, both as manifests (``vision.dataset.manifest``):
   exact whole-hand reading rate (standing tiles, sets, concealed kongs, flowers and winning tile
   all right) and score agreement (same total as the true hand under the same rules and context);
 * labelled real photos: tile accuracy (each labelled tile matched to a detection at IoU 0.5; a
-  missed tile counts as wrong), since the public table photos show racks, not laid-out wins.
+  missed tile counts as wrong), since the public table photos show racks, not laid-out wins; and
+  the same matched by centres (``tile_accuracy_centres``, ``vision.evaluation.matching``), where
+  a tile at a slant is boxed by its face in the labels and by its body too in the detections.
 
 A concealed kong lying as four backs hides its face from any camera; such hands are reported
 both strictly and "up to hidden faces" so the number says what it measures. Rendered scenes also

@@ -22,13 +22,10 @@ a physical set the names tell) and per band of tile height in the picture as rea
   photo`` reads), each labelled tile right when a reading matches its box and reads its code; and
   the photos with every labelled tile right (hand photos, 14-24 tiles, apart).
 
-A detection matches a labelled tile when its centre lies within :data:`CENTRE_REACH` of the
-label box's shorter side of the box's centre and its longer side is at least :data:`WHOLE_SHARE`
-of the label's (one to one, nearest pairs first), not by IoU: the label boxes of turned tiles are
-loose and an augmented copy's are often shifted off their tiles by a fifth of a tile or more (the
-box of the turned box; the uploaded rows at a slant are boxed loosely too), while a detection hugs
-its tile. A tile found as two halves is still missed: each half's centre lies a quarter of the
-tile's length (a third of its width) off, beyond the reach, and a smaller piece is too short.
+A detection matches a labelled tile by centres (``vision.evaluation.matching.match_centres``), not
+by IoU: the label boxes of turned tiles are loose and an augmented copy's are often shifted off
+their tiles by a fifth of a tile or more (the box of the turned box; the uploaded rows at a slant
+are boxed loosely too), while a detection hugs its tile.
 """
 
 from __future__ import annotations
@@ -44,16 +41,13 @@ import numpy as np
 from scoring.errors import InputError
 from vision.dataset.roboflow import RoboflowImage, RoboflowSplit, load_roboflow, read_split
 from vision.evaluation.detection import judged_detections
+from vision.evaluation.matching import match_centres
 from vision.imageio import read_bgr
 from vision.models.crops import crop_detection
 from vision.types import Detection
 
 #: Tile-height bands (pixels, in the image as read): the issue's.
 BANDS = ((0, 40, "<40"), (40, 120, "40-120"), (120, 300, "120-300"), (300, 10**6, ">300"))
-#: Loose boxes: how near (a share of the box's shorter side) a detection's centre must be.
-CENTRE_REACH = 0.3
-#: A detection shorter than this share of the label's longer side is a piece of the tile, not the tile.
-WHOLE_SHARE = 0.6
 #: The picture size of the far and close views (a phone photo's 4:3).
 VIEW_SIZE = (1280, 960)
 #: The close view's window height, in median tile heights.
@@ -134,32 +128,6 @@ class RoboflowReport:
 Detect = Callable[[np.ndarray], list[Detection]]
 ClassifyCrops = Callable[[list[np.ndarray]], list[str]]
 ReadTiles = Callable[[np.ndarray], list[tuple[tuple[float, float, float, float], str]]]
-
-
-def match_centres(pred: np.ndarray, scores: Sequence[float], truth: np.ndarray) -> dict[int, int]:
-    """Truth index -> prediction index, matched by centres (module docstring): nearest pairs
-    first, the surer detection first at equal distance."""
-    pred = np.asarray(pred, np.float64).reshape(-1, 4)
-    truth = np.asarray(truth, np.float64).reshape(-1, 4)
-    if not len(pred) or not len(truth):
-        return {}
-    centres = (pred[:, :2] + pred[:, 2:]) / 2
-    truth_centres = (truth[:, :2] + truth[:, 2:]) / 2
-    sides = truth[:, 2:] - truth[:, :2]
-    long_pred = np.max(pred[:, 2:] - pred[:, :2], axis=1)
-    distance = np.linalg.norm(centres[:, None] - truth_centres[None], axis=2)
-    near = ((distance <= CENTRE_REACH * sides.min(axis=1)[None])
-            & (long_pred[:, None] >= WHOLE_SHARE * sides.max(axis=1)[None]))
-    rows, cols = np.nonzero(near)
-    order = np.lexsort((-np.asarray(scores, np.float64)[rows], distance[rows, cols]))
-    taken: dict[int, int] = {}
-    used: set[int] = set()
-    for k in order:
-        i, j = int(rows[k]), int(cols[k])
-        if j not in taken and i not in used:
-            taken[j] = i
-            used.add(i)
-    return taken
 
 
 def _outside(boxes: np.ndarray, ignore: np.ndarray) -> np.ndarray:
