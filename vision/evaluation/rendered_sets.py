@@ -6,9 +6,8 @@ is measured here too. For each of ``crops-labelled``'s validation sets (complete
 and seasons included, none trained on) a photo of the set laid out in the documented order is
 rendered and learned the way ``taicam sets learn`` learns it (the detector finds the tiles, the
 order gives the codes); then photos of the same faces laid out shuffled, on other tables, under
-another light's colour and at another size, are read. Their tiles are found by the detector and
-given their codes by the rows they were laid out in (``--rows``), then cut as the classifier
-cuts them.
+another light's colour and at another size, are read, each tile cut at its true outline (the
+renderer's), so the set is judged without the detector, as the real sets are from their labels.
 
 The faces are the set's one crop each, so the read photos show the learned faces again under
 other light and geometry, as a player's four copies of a face print alike; what differs is the
@@ -87,7 +86,7 @@ def _read_tiles(look: Look, number: int, rng: np.random.Generator, folder: Path,
     cv2.imwrite(str(path), np.clip(image.astype(np.float32) * cast, 0, 255).astype(np.uint8),
                 [cv2.IMWRITE_JPEG_QUALITY, 90])
     image = read_bgr(path)
-    detections = [Detection(box=(*quad.min(axis=0), *quad.max(axis=0)), score=1.0,
+    detections = [Detection(box=tuple(float(v) for v in (*quad.min(axis=0), *quad.max(axis=0))), score=1.0,
                             quad=tuple((float(x), float(y)) for x, y in quad)) for quad in faces]
     views = cut_views(PhotoSource(path), detections, codes, path.name)
     return [Tile(number, code, crop_detection(image, d, classifier.input_size), view)
