@@ -186,10 +186,6 @@ def _cell(value: object) -> str:
     return "-" if value is None else f"{100 * float(value):.1f}%"  # type: ignore[arg-type]
 
 
-def _rendered(result: dict) -> bool:
-    return str(result["set"]).startswith("rendered ")
-
-
 def print_table(results: Sequence[dict]) -> None:
     print("| held-out set | learned from | tiles read | top-1 before | after | flowers+seasons before | "
           "after | ECE before | after |")
@@ -198,8 +194,8 @@ def print_table(results: Sequence[dict]) -> None:
         b, a = r["before"], r["after"]
         print(f"| {r['set']} | {r['protocol']} | {b['tiles']} | {_cell(b['top1'])} | {_cell(a['top1'])} | "
               f"{_cell(b['flowers'])} | {_cell(a['flowers'])} | {b['ece']:.3f} | {a['ece']:.3f} |")
-    for protocol, rendered in sorted({(r["protocol"], _rendered(r)) for r in results}):
-        chosen = [r for r in results if r["protocol"] == protocol and _rendered(r) == rendered]
+    for protocol, rendered in sorted({(r["protocol"], r["kind"] == "rendered") for r in results}):
+        chosen = [r for r in results if r["protocol"] == protocol and (r["kind"] == "rendered") == rendered]
         worst = min(r["after"]["top1"] - r["before"]["top1"] for r in chosen)
         label = f"{protocol} (rendered sets)" if rendered else protocol
         print(f"{label}: top-1 {_cell(_pooled(chosen, 'top1', 'before'))} -> "
@@ -225,7 +221,7 @@ def main(argv: list[str]) -> int:
                   "crops": crop_sets(), "rendered": rendered_sets(classifier, TileDetector())}
         if not any(groups.values()):
             raise InputError(f"no held-out sets found in {data}")
-        results = [evaluate_set(held, protocol, classifier)
+        results = [{**evaluate_set(held, protocol, classifier), "kind": kind}
                    for kind, sets in groups.items() for held in sets for protocol in PROTOCOLS[kind]]
     except InputError as error:
         print(f"evaluate: error: {error}", file=sys.stderr)
